@@ -1,0 +1,60 @@
+/**
+ * @file The message protocol between the UI thread and our workers, shared by both sides.
+ *
+ * Requests are `{ kind, id, payload }`; the worker answers with progress messages and then
+ * exactly one `result` or `error` for that id. Errors cross as `{ name, message }` so the UI
+ * can tell an AbortError (ignored) from a failure (shown). Large typed arrays cross as
+ * transferred buffers: the sender lists them in `transfer` and must not touch them again.
+ */
+
+/** Progress of a long task: `done` of `total` units of `stage`. `done` never decreases within a stage. */
+export interface Progress {
+  stage: string;
+  done: number;
+  total: number;
+}
+
+export interface SerializedError {
+  name: string;
+  message: string;
+}
+
+export type WorkerRequest =
+  { type: 'request'; id: number; kind: string; payload: unknown } | { type: 'cancel'; id: number };
+
+export type WorkerResponse =
+  | { type: 'progress'; id: number; progress: Progress }
+  | { type: 'result'; id: number; result: unknown }
+  | { type: 'error'; id: number; error: SerializedError };
+
+/** Raised in a worker when the UI cancels a request; crosses as name 'AbortError'. */
+export class AbortError extends Error {
+  override name = 'AbortError';
+  constructor(message = 'The operation was cancelled.') {
+    super(message);
+  }
+}
+
+export function isAbortError(error: unknown): boolean {
+  return error instanceof Error && error.name === 'AbortError';
+}
+
+export function serializeError(error: unknown): SerializedError {
+  if (error instanceof Error) return { name: error.name, message: error.message };
+  return { name: 'Error', message: String(error) };
+}
+
+export function deserializeError(error: SerializedError): Error {
+  const e = new Error(error.message);
+  e.name = error.name;
+  return e;
+}
+
+/** Collect the distinct ArrayBuffers behind typed arrays, for a postMessage transfer list. */
+export function buffersOf(...views: ArrayBufferView[]): ArrayBuffer[] {
+  const seen = new Set<ArrayBuffer>();
+  for (const v of views) {
+    if (v.buffer instanceof ArrayBuffer) seen.add(v.buffer);
+  }
+  return [...seen];
+}
