@@ -1,0 +1,655 @@
+/**
+ * @file The library: documents and their indexes, settings and question history, in IndexedDB.
+ *
+ * Every unit of work is one transaction. Writes prepare all their records first (encoding,
+ * validation, size estimates), then open the transaction and issue every request at once, awaiting
+ * nothing but that transaction's own requests: awaiting anything else lets the transaction
+ * auto-commit half done (idb README, "Transaction lifetime"). Any failure aborts the transaction,
+ * so the library keeps its previous state.
+ *
+ * ### Usage
+ * ```ts
+ * const library = await openLibrary();
+ * await library.saveIndexedDocument({ document, source, fragments, vectors, relations });
+ * const index = await library.loadDocumentIndex(document.id, 'glove-100d');
+ * ```
+ */
+import type { FragmentOptions } from '../core/options';
+import type { VectorSet } from '../core/types';
+import {
+  decodeFragments,
+  decodeRelation,
+  decodeVectors,
+  encodeFragments,
+  encodeRelation,
+  encodeVectors,
+  fragmentsBytes,
+  relationBytes,
+  relationParamsKey,
+  textBytes,
+  vectorsBytes,
+  type FragmentTable,
+  type RelationInput,
+  type StoredRelation,
+} from './codec';
+import {
+  deleteLibraryDb,
+  openLibraryDb,
+  type ConnectionState,
+  type OpenLibraryOptions,
+} from './db';
+import {
+  isQuotaExceeded,
+  quotaMessage,
+  StoreError,
+  type DeletionCandidate,
+  type QuotaDetails,
+} from './errors';
+import {
+  LIBRARY_DB_NAME,
+  type DocumentRecord,
+  type FragmentRef,
+  type LibraryDb,
+  type LibraryStoreName,
+  type QuestionRecord,
+} from './schema';
+import { estimateStorage } from './storage';
+
+/** A document's metadata as the indexer hands it over; the store fills in the rest. */
+export type NewDocument = Omit<DocumentRecord, 'fragmentCount' | 'storedBytes'>;
+
+/** Everything of one indexed document, written in one transaction. */
+export interface IndexedDocumentInput {
+  document: NewDocument;
+  source: string;
+  fragments: FragmentTable;
+  /** Vectors per embedder, each computed for `fragments` (usually one: `document.embedderId`). */
+  vectors?: ReadonlyArray<{ embedderId: string; vectors: VectorSet }>;
+  relations?: readonly RelationInput[];
+}
+
+/** What retrieval needs of one document. */
+export interface DocumentIndex {
+  document: DocumentRecord;
+  source: string;
+  fragments: FragmentTable;
+  /**
+   * The vectors of the requested embedder, or undefined when missing (new embedder) or stale
+   * (computed for other fragments): compute them and `putVectors`.
+   */
+  vectors: VectorSet | undefined;
+  /** Every stored relation of the document, for any parameters; pick by kind and paramsKey. */
+  relations: StoredRelation[];
+}
+
+/** Stored vectors with what they were computed for. */
+export interface StoredVectors {
+  embedderId: string;
+  fragmentOptions: FragmentOptions;
+  vectors: VectorSet;
+}
+
+/** Which index parts exist for a document (keys only; nothing large is loaded). */
+export interface IndexParts {
+  embedderIds: string[];
+  relations: Array<{ kind: string; paramsKey: string }>;
+}
+
+export type DocumentPatch = Partial<
+  Pick<DocumentRecord, 'name' | 'status' | 'error' | 'embedderId' | 'sections'>
+>;
+
+export interface NewQuestion {
+  question: string;
+  docIds: string[];
+  selected: FragmentRef[];
+  answer?: string;
+  /** Default: now. */
+  date?: number;
+  /** Default: a random UUID. */
+  id?: string;
+}
+
+/** The stores one document's index spans. */
+const DOCUMENT_STORES = [
+  'documents',
+  'sources',
+  'fragments',
+  'vectors',
+  'relations',
+] as const satisfies readonly LibraryStoreName[];
+
+/**
+ * All keys `[docId, ...]` of one document in `vectors` or `relations`. Arrays sort after strings
+ * in IndexedDB's key order, so `[docId, []]` is above every `[docId, string, ...]`.
+ */
+function documentKeyRange(docId: string): IDBKeyRange {
+  return IDBKeyRange.bound([docId], [docId, []]);
+}
+
+function sameFragmentOptions(a: FragmentOptions, b: FragmentOptions): boolean {
+  return relationParamsKey({ ...a }) === relationParamsKey({ ...b });
+}
+
+function noop(): void {}
+
+/**
+ * Run `body` in a write transaction and resolve once it has committed. On any failure, of a
+ * request or of the commit, the transaction is aborted (nothing of it is kept) and the error
+ * rethrown.
+ */
+async function commit<T>(
+  tx: { done: Promise<void>; abort(): void },
+  body: () => Promise<T>,
+): Promise<T> {
+  // `done` rejects when the transaction aborts; we report the first cause ourselves.
+  tx.done.catch(noop);
+  try {
+    const result = await body();
+    await tx.done;
+    return result;
+  } catch (error) {
+    try {
+      tx.abort();
+    } catch {
+      // Already aborted or finished.
+    }
+    throw error;
+  }
+}
+
+/** Collects request promises issued without awaiting each, so none rejects unhandled. */
+class Requests {
+  private readonly pending: Promise<unknown>[] = [];
+  add(request: Promise<unknown>): void {
+    request.catch(noop);
+    this.pending.push(request);
+  }
+  async all(): Promise<void> {
+    await Promise.all(this.pending);
+  }
+}
+
+function closedError(): StoreError {
+  return new StoreError('unavailable', 'FragRel store: the library was closed by this app.');
+}
+
+export class Library {
+  /** The typed idb database, for tools and tests. Prefer the methods. */
+  readonly db: LibraryDb;
+  readonly name: string;
+  private readonly state: ConnectionState;
+
+  constructor(db: LibraryDb, name: string, state: ConnectionState = {}) {
+    this.db = db;
+    this.name = name;
+    this.state = state;
+  }
+
+  /** Schema version of the open database. */
+  get version(): number {
+    return this.db.version;
+  }
+
+  /** Whether this connection is closed (by `close()`, or for another tab's upgrade). */
+  get closed(): boolean {
+    return this.state.closed !== undefined;
+  }
+
+  close(): void {
+    this.state.closed ??= closedError();
+    this.db.close();
+  }
+
+  private closedReason(): StoreError | undefined {
+    return this.state.closed;
+  }
+
+  /**
+   * Run one store operation, mapping failures to StoreErrors the UI understands: a closed
+   * connection to 'unavailable', lack of space to 'quota' (with `quota.neededBytes` in the message).
+   */
+  private async guard<T>(
+    work: () => Promise<T>,
+    quota?: { what: string; neededBytes: number; excludeId?: string },
+  ): Promise<T> {
+    const closedBefore = this.closedReason();
+    if (closedBefore) throw closedBefore;
+    try {
+      return await work();
+    } catch (error) {
+      // The connection may have been closed while the work ran (another tab's upgrade).
+      const closed = this.closedReason();
+      if (closed) throw new StoreError(closed.code, closed.message, { cause: error });
+      if (isQuotaExceeded(error)) {
+        throw await this.quotaError(
+          error,
+          quota?.what ?? 'this change',
+          quota?.neededBytes ?? 0,
+          quota?.excludeId,
+        );
+      }
+      throw error;
+    }
+  }
+
+  private async quotaError(
+    cause: unknown,
+    what: string,
+    neededBytes: number,
+    excludeId?: string,
+  ): Promise<StoreError> {
+    let largest: DeletionCandidate[] = [];
+    try {
+      const docs = await this.db.getAll('documents');
+      largest = docs
+        .filter((d) => d.id !== excludeId)
+        .sort((a, b) => b.storedBytes - a.storedBytes)
+        .slice(0, 3)
+        .map((d) => ({ id: d.id, name: d.name, storedBytes: d.storedBytes }));
+    } catch {
+      // Reading may fail too when the disk is full; the message then names no documents.
+    }
+    const estimate = await estimateStorage();
+    const details: QuotaDetails = { neededBytes, largest, ...estimate };
+    return new StoreError('quota', quotaMessage(what, details), { cause, details });
+  }
+
+  // Documents -----------------------------------------------------------------------------------
+
+  /** Every document's metadata, in the order added. Loads no sources, fragments or vectors. */
+  listDocuments(): Promise<DocumentRecord[]> {
+    return this.guard(async () => {
+      const docs = await this.db.getAll('documents');
+      return docs.sort((a, b) => a.addedAt - b.addedAt || (a.id < b.id ? -1 : 1));
+    });
+  }
+
+  getDocument(id: string): Promise<DocumentRecord | undefined> {
+    return this.guard(() => this.db.get('documents', id));
+  }
+
+  /** The whole source text of a document. */
+  getSource(id: string): Promise<string | undefined> {
+    return this.guard(async () => (await this.db.get('sources', id))?.text);
+  }
+
+  getFragments(id: string): Promise<FragmentTable | undefined> {
+    return this.guard(async () => decodeFragments(await this.db.get('fragments', id)));
+  }
+
+  /**
+   * Write a document and its whole index (source, fragments, vectors, relations) in ONE
+   * transaction over all document stores, replacing any earlier index of the same id: its old
+   * vectors and relations are removed, because they were computed for the old fragments. Either
+   * everything is written or, on any failure (quota, abort, closed tab), nothing changes.
+   * Returns the stored document record.
+   */
+  async saveIndexedDocument(input: IndexedDocumentInput): Promise<DocumentRecord> {
+    const { document: meta, source, fragments } = input;
+    const id = meta.id;
+    const count = fragments.count;
+
+    // Everything that can be prepared is prepared before the transaction opens.
+    const fragmentsRecord = encodeFragments(id, fragments);
+    const vectorRecords = (input.vectors ?? []).map(({ embedderId, vectors }) => {
+      if (vectors.count !== count) {
+        throw new Error(
+          `FragRel store: vectors "${embedderId}" of "${id}" have ${vectors.count} rows for ${count} fragments.`,
+        );
+      }
+      return encodeVectors(id, embedderId, vectors, meta.fragmentOptions);
+    });
+    const relationRecords = (input.relations ?? []).map((relation) => {
+      const record = encodeRelation(id, { size: count, ...relation });
+      if (record.size !== count) {
+        throw new Error(
+          `FragRel store: relation "${record.kind}" of "${id}" has size ${record.size} for ${count} fragments.`,
+        );
+      }
+      return record;
+    });
+    let storedBytes = textBytes(source) + fragmentsBytes(fragmentsRecord);
+    for (const r of vectorRecords) storedBytes += vectorsBytes(r);
+    for (const r of relationRecords) storedBytes += relationBytes(r);
+    for (const s of meta.sections) storedBytes += textBytes(s.title);
+    const documentRecord: DocumentRecord = { ...meta, fragmentCount: count, storedBytes };
+
+    return this.guard(
+      () => {
+        const tx = this.db.transaction(DOCUMENT_STORES, 'readwrite');
+        return commit(tx, async () => {
+          const requests = new Requests();
+          const range = documentKeyRange(id);
+          requests.add(tx.objectStore('vectors').delete(range));
+          requests.add(tx.objectStore('relations').delete(range));
+          requests.add(tx.objectStore('documents').put(documentRecord));
+          requests.add(tx.objectStore('sources').put({ docId: id, text: source }));
+          requests.add(tx.objectStore('fragments').put(fragmentsRecord));
+          for (const r of vectorRecords) requests.add(tx.objectStore('vectors').put(r));
+          for (const r of relationRecords) requests.add(tx.objectStore('relations').put(r));
+          await requests.all();
+          return documentRecord;
+        });
+      },
+      { what: `saving "${meta.name}"`, neededBytes: storedBytes, excludeId: id },
+    );
+  }
+
+  /** Change a document's metadata. Returns the updated record, or undefined if it is absent. */
+  updateDocument(id: string, patch: DocumentPatch): Promise<DocumentRecord | undefined> {
+    return this.guard(() => {
+      const tx = this.db.transaction('documents', 'readwrite');
+      return commit(tx, async () => {
+        const doc = await tx.store.get(id);
+        if (!doc) return undefined;
+        const next: DocumentRecord = { ...doc, ...patch };
+        if (next.status !== 'failed' && patch.error === undefined) delete next.error;
+        await tx.store.put(next);
+        return next;
+      });
+    });
+  }
+
+  /** Remove a document and everything of it, in one transaction. Returns whether it existed. */
+  deleteDocument(id: string): Promise<boolean> {
+    return this.guard(() => {
+      const tx = this.db.transaction(DOCUMENT_STORES, 'readwrite');
+      return commit(tx, async () => {
+        const requests = new Requests();
+        const existed = tx.objectStore('documents').getKey(id);
+        requests.add(existed);
+        requests.add(tx.objectStore('documents').delete(id));
+        requests.add(tx.objectStore('sources').delete(id));
+        requests.add(tx.objectStore('fragments').delete(id));
+        requests.add(tx.objectStore('vectors').delete(documentKeyRange(id)));
+        requests.add(tx.objectStore('relations').delete(documentKeyRange(id)));
+        await requests.all();
+        return (await existed) !== undefined;
+      });
+    });
+  }
+
+  /**
+   * What retrieval needs of a document: source, fragments, the vectors of `embedderId`, and every
+   * stored relation, in one read transaction. Undefined when the document, its source or its
+   * fragments are absent or unreadable (not indexed yet, failed, or an older layout): index it.
+   */
+  loadDocumentIndex(id: string, embedderId: string): Promise<DocumentIndex | undefined> {
+    return this.guard(async () => {
+      const tx = this.db.transaction(DOCUMENT_STORES, 'readonly');
+      const [doc, source, fragmentsRecord, vectorsRecord, relationRecords] = await Promise.all([
+        tx.objectStore('documents').get(id),
+        tx.objectStore('sources').get(id),
+        tx.objectStore('fragments').get(id),
+        tx.objectStore('vectors').get([id, embedderId]),
+        tx.objectStore('relations').getAll(documentKeyRange(id)),
+      ]);
+      const fragments = decodeFragments(fragmentsRecord);
+      if (!doc || source === undefined || !fragments) return undefined;
+      const count = fragments.count;
+      let vectors = decodeVectors(vectorsRecord);
+      if (
+        vectors &&
+        (vectors.count !== count ||
+          !sameFragmentOptions(vectorsRecord!.fragmentOptions, doc.fragmentOptions))
+      ) {
+        vectors = undefined;
+      }
+      const relations: StoredRelation[] = [];
+      for (const record of relationRecords) {
+        const relation = decodeRelation(record);
+        if (relation && relation.size === count) relations.push(relation);
+      }
+      return { document: doc, source: source.text, fragments, vectors, relations };
+    });
+  }
+
+  /** Which vectors and relations exist for a document, without loading them. */
+  listIndexParts(docId: string): Promise<IndexParts> {
+    return this.guard(async () => {
+      const tx = this.db.transaction(['vectors', 'relations'], 'readonly');
+      const [vectorKeys, relationKeys] = await Promise.all([
+        tx.objectStore('vectors').getAllKeys(documentKeyRange(docId)),
+        tx.objectStore('relations').getAllKeys(documentKeyRange(docId)),
+      ]);
+      return {
+        embedderIds: vectorKeys.map((k) => k[1]),
+        relations: relationKeys.map((k) => ({ kind: k[1], paramsKey: k[2] })),
+      };
+    });
+  }
+
+  // Vectors and relations -----------------------------------------------------------------------
+
+  /** The vectors of one document under one embedder, or undefined: compute and `putVectors`. */
+  getVectors(docId: string, embedderId: string): Promise<StoredVectors | undefined> {
+    return this.guard(async () => {
+      const record = await this.db.get('vectors', [docId, embedderId]);
+      const vectors = decodeVectors(record);
+      if (!record || !vectors) return undefined;
+      return { embedderId, fragmentOptions: record.fragmentOptions, vectors };
+    });
+  }
+
+  /**
+   * Store the vectors of a document under an embedder, keeping those of other embedders. They
+   * must be computed for the document's current fragments: `fragmentOptions` and the row count
+   * are checked against the stored document in the same transaction, so vectors computed before a
+   * re-index never land on the new fragments.
+   */
+  putVectors(input: {
+    docId: string;
+    embedderId: string;
+    vectors: VectorSet;
+    fragmentOptions: FragmentOptions;
+  }): Promise<void> {
+    const { docId, embedderId } = input;
+    const record = encodeVectors(docId, embedderId, input.vectors, input.fragmentOptions);
+    return this.guard(
+      () => {
+        const tx = this.db.transaction(['documents', 'vectors'], 'readwrite');
+        return commit(tx, async () => {
+          const docs = tx.objectStore('documents');
+          const store = tx.objectStore('vectors');
+          const [doc, old] = await Promise.all([docs.get(docId), store.get([docId, embedderId])]);
+          if (!doc) throw new Error(`FragRel store: no document "${docId}" to put vectors on.`);
+          if (
+            record.count !== doc.fragmentCount ||
+            !sameFragmentOptions(record.fragmentOptions, doc.fragmentOptions)
+          ) {
+            throw new Error(
+              `FragRel store: vectors "${embedderId}" (${record.count} rows) were computed for other fragments than the ${doc.fragmentCount} of "${docId}" now stored.`,
+            );
+          }
+          const storedBytes = doc.storedBytes - vectorsBytes(old) + vectorsBytes(record);
+          await Promise.all([store.put(record), docs.put({ ...doc, storedBytes })]);
+        });
+      },
+      {
+        what: `vectors "${embedderId}"`,
+        neededBytes: vectorsBytes(record),
+      },
+    );
+  }
+
+  /** One relation of a document for one parameter set (`relationParamsKey(params)`). */
+  getRelation(docId: string, kind: string, paramsKey: string): Promise<StoredRelation | undefined> {
+    return this.guard(async () =>
+      decodeRelation(await this.db.get('relations', [docId, kind, paramsKey])),
+    );
+  }
+
+  /**
+   * Store one relation of a document under `relationParamsKey(params)`, keeping other kinds and
+   * other parameters. Its size must equal the document's fragment count.
+   */
+  putRelation(input: { docId: string } & RelationInput): Promise<StoredRelation> {
+    const { docId, ...relation } = input;
+    const record = encodeRelation(docId, relation);
+    return this.guard(
+      () => {
+        const tx = this.db.transaction(['documents', 'relations'], 'readwrite');
+        return commit(tx, async () => {
+          const docs = tx.objectStore('documents');
+          const store = tx.objectStore('relations');
+          const [doc, old] = await Promise.all([
+            docs.get(docId),
+            store.get([docId, record.kind, record.paramsKey]),
+          ]);
+          if (!doc) throw new Error(`FragRel store: no document "${docId}" to put a relation on.`);
+          if (record.size !== doc.fragmentCount) {
+            throw new Error(
+              `FragRel store: relation "${record.kind}" has size ${record.size} but "${docId}" has ${doc.fragmentCount} fragments.`,
+            );
+          }
+          const storedBytes = doc.storedBytes - relationBytes(old) + relationBytes(record);
+          await Promise.all([store.put(record), docs.put({ ...doc, storedBytes })]);
+          return decodeRelation(record)!;
+        });
+      },
+      { what: `relation "${record.kind}"`, neededBytes: relationBytes(record) },
+    );
+  }
+
+  // Settings ------------------------------------------------------------------------------------
+
+  /**
+   * A setting, or `fallback` when it is unset or stored with another type than the fallback's
+   * (a stale or hand-edited value never reaches the app with the wrong shape).
+   */
+  getSetting<T>(key: string, fallback: T): Promise<T> {
+    return this.guard(async () => {
+      const record = await this.db.get('settings', key);
+      return record && sameShape(record.value, fallback) ? (record.value as T) : fallback;
+    });
+  }
+
+  /** Several settings at once, each defaulting to its value in `defaults`. */
+  getSettings<T extends Record<string, unknown>>(defaults: T): Promise<T> {
+    return this.guard(async () => {
+      const tx = this.db.transaction('settings', 'readonly');
+      const keys = Object.keys(defaults);
+      const records = await Promise.all(keys.map((key) => tx.store.get(key)));
+      const out: Record<string, unknown> = { ...defaults };
+      records.forEach((record, i) => {
+        if (record && sameShape(record.value, defaults[keys[i]])) out[keys[i]] = record.value;
+      });
+      return out as T;
+    });
+  }
+
+  /** Store a setting (any structured-cloneable value). */
+  setSetting<T>(key: string, value: T): Promise<void> {
+    return this.guard(
+      async () => {
+        await this.db.put('settings', { key, value });
+      },
+      { what: `the setting "${key}"`, neededBytes: roughBytes(value) },
+    );
+  }
+
+  // Questions -----------------------------------------------------------------------------------
+
+  /** Record an asked question; returns the stored record. */
+  addQuestion(input: NewQuestion): Promise<QuestionRecord> {
+    const record: QuestionRecord = {
+      id: input.id ?? crypto.randomUUID(),
+      question: input.question,
+      docIds: [...input.docIds],
+      date: input.date ?? Date.now(),
+      selected: input.selected.map(({ docId, ordinal }) => ({ docId, ordinal })),
+    };
+    if (input.answer !== undefined) record.answer = input.answer;
+    return this.guard(
+      async () => {
+        await this.db.put('questions', record);
+        return record;
+      },
+      {
+        what: 'the question history',
+        neededBytes: textBytes(record.question) + textBytes(record.answer ?? ''),
+      },
+    );
+  }
+
+  /** Store the answer of a recorded question. Returns false if the question is gone. */
+  setQuestionAnswer(id: string, answer: string): Promise<boolean> {
+    return this.guard(
+      () => {
+        const tx = this.db.transaction('questions', 'readwrite');
+        return commit(tx, async () => {
+          const record = await tx.store.get(id);
+          if (!record) return false;
+          await tx.store.put({ ...record, answer });
+          return true;
+        });
+      },
+      { what: 'an answer', neededBytes: textBytes(answer) },
+    );
+  }
+
+  /** The question history by date, newest first unless `order` is 'oldest'. */
+  listQuestions(
+    options: { limit?: number; order?: 'newest' | 'oldest' } = {},
+  ): Promise<QuestionRecord[]> {
+    const { limit = Infinity, order = 'newest' } = options;
+    return this.guard(async () => {
+      const out: QuestionRecord[] = [];
+      if (limit <= 0) return out;
+      const index = this.db.transaction('questions', 'readonly').store.index('byDate');
+      let cursor = await index.openCursor(null, order === 'newest' ? 'prev' : 'next');
+      while (cursor && out.length < limit) {
+        out.push(cursor.value);
+        cursor = await cursor.continue();
+      }
+      return out;
+    });
+  }
+
+  deleteQuestion(id: string): Promise<void> {
+    return this.guard(() => this.db.delete('questions', id));
+  }
+
+  clearQuestions(): Promise<void> {
+    return this.guard(() => this.db.clear('questions'));
+  }
+}
+
+/** Rough stored size of a small plain value, for quota messages only. */
+function roughBytes(value: unknown): number {
+  try {
+    return textBytes(JSON.stringify(value) ?? '');
+  } catch {
+    return 0;
+  }
+}
+
+function sameShape(value: unknown, fallback: unknown): boolean {
+  if (fallback === null || fallback === undefined) return true;
+  if (value === null) return false;
+  if (Array.isArray(fallback)) return Array.isArray(value);
+  return typeof value === typeof fallback && !Array.isArray(value);
+}
+
+/**
+ * Open the library, creating or upgrading its database as needed (see `MIGRATIONS`). Rejects
+ * with a StoreError ('unavailable', 'version'). While another tab holds an older version open,
+ * the promise waits and `options.onBlocked` tells the UI.
+ */
+export async function openLibrary(
+  name: string = LIBRARY_DB_NAME,
+  options: OpenLibraryOptions = {},
+): Promise<Library> {
+  const state: ConnectionState = {};
+  const db = await openLibraryDb(name, options, state);
+  return new Library(db, name, state);
+}
+
+/** Delete the whole library: every document, setting and question. */
+export function deleteLibrary(
+  name: string = LIBRARY_DB_NAME,
+  options: { factory?: IDBFactory } = {},
+): Promise<void> {
+  return deleteLibraryDb(name, options.factory);
+}
