@@ -1,5 +1,6 @@
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
+import { fileURLToPath } from 'node:url';
 
 // Cross-origin isolation: wasm threads and SharedArrayBuffer need both headers
 // (../shared/PLATFORM.md). Everything the app loads comes from our own origin,
@@ -18,5 +19,16 @@ export default defineConfig({
   server: { headers: isolationHeaders },
   preview: { headers: isolationHeaders },
   worker: { format: 'es' },
-  build: { target: 'es2022', sourcemap: true, chunkSizeWarningLimit: 4096 },
+  build: {
+    target: 'es2022',
+    sourcemap: true,
+    chunkSizeWarningLimit: 4096,
+    // Two pages: the app, and the model diagnostics page (docs/models.md).
+    rollupOptions: {
+      input: {
+        main: fileURLToPath(new URL('./index.html', import.meta.url)),
+        models: fileURLToPath(new URL('./models.html', import.meta.url)),
+      },
+    },
+  },
 });

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { CUSTOM_MODEL, analyse, formatBytes, settingsFromUrl } from './check';
+
+describe('settingsFromUrl', () => {
+  it('reads model, host, device, dtype and batch', () => {
+    const { settings, problems } = settingsFromUrl(
+      '?model=tribuo-tinybert&host=http%3A%2F%2F127.0.0.1%3A9%2F&device=webgpu&dtype=fp32&batch=2',
+    );
+    expect(problems).toEqual([]);
+    expect(settings).toEqual({
+      choice: 'tribuo-tinybert',
+      customId: '',
+      host: 'http://127.0.0.1:9/',
+      device: 'webgpu',
+      dtype: 'fp32',
+      batchSize: 2,
+    });
+  });
+
+  it('puts an unknown model in the hub id box', () => {
+    const { settings } = settingsFromUrl('?model=org/other');
+    expect(settings).toMatchObject({ choice: CUSTOM_MODEL, customId: 'org/other' });
+  });
+
+  it('defaults, and reports bad values instead of failing', () => {
+    const { settings, problems } = settingsFromUrl('?device=tpu&dtype=int3&batch=0');
+    expect(settings).toMatchObject({
+      choice: 'all-MiniLM-L6-v2',
+      host: 'https://huggingface.co/',
+      device: 'auto',
+      dtype: '',
+      batchSize: 16,
+    });
+    expect(problems).toHaveLength(3);
+  });
+});
+
+describe('analyse', () => {
+  const v = (...x: number[]) => Float32Array.from(x);
+  it('computes norms, batch vs single differences, equal-text spread and query cosines', () => {
+    const texts = ['a', 'b', 'a'];
+    const batch = [v(1, 0), v(0, 1), v(1, 0)];
+    const single = [v(1, 0), v(0, 0.5), v(1, 0)];
+    const n = analyse(texts, batch, single, v(0.6, 0.8));
+    expect(n.norms).toEqual([1, 1, 1]);
+    expect(n.batchVsSingle).toEqual([0, 0.5, 0]);
+    expect(n.equalTextDiff).toBe(0);
+    expect(n.queryCosines.map((c) => +c.toFixed(6))).toEqual([0.6, 0.8, 0.6]);
+  });
+
+  it('formats bytes', () => {
+    expect(formatBytes(500)).toBe('500 B');
+    expect(formatBytes(2048)).toBe('2.0 kB');
+    expect(formatBytes(5 * 1024 * 1024)).toBe('5.0 MB');
+  });
+});
