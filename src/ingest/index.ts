@@ -1,0 +1,27 @@
+/**
+ * @file Public entry of ingestion for the app: `ingestFiles(files, { signal, onProgress })`, with
+ * pdf.js's browser build as the default PDF reader. Node code (tests, benchmarks) imports
+ * ./ingest and passes `pdfjs: loadPdfjsNode` from ./pdf-node instead, since the browser build
+ * is resolved through Vite.
+ */
+import { ingestFiles as ingestFilesWith, type IngestOptions } from './ingest';
+import { loadPdfjsBrowser } from './pdf-browser';
+import type { IngestInput, IngestResult } from './types';
+
+export type * from './types';
+export type { IngestOptions } from './ingest';
+export type { PdfjsLib, PdfjsLoader } from './pdf';
+export { MAX_FILE_BYTES, SUPPORTED_EXTENSIONS, formatOf } from './ingest';
+export { loadPdfjsBrowser } from './pdf-browser';
+
+/**
+ * Turn dropped files (a FileList, an array of File or named Blobs) into documents. Safe on the
+ * main thread and in workers. One unreadable file never stops the others: it comes back in
+ * `errors` with a message to show. Rejects only with an AbortError when `signal` aborts.
+ */
+export function ingestFiles(
+  files: Iterable<IngestInput> | ArrayLike<IngestInput>,
+  options: IngestOptions = {},
+): Promise<IngestResult> {
+  return ingestFilesWith(files, { ...options, pdfjs: options.pdfjs ?? loadPdfjsBrowser });
+}
