@@ -1,0 +1,49 @@
+/**
+ * @file Node-side helper for tests and benchmarks: read the static GloVe asset from disk and
+ * decode it with the pure core loader. The browser fetches the same file from
+ * `STATIC_MODEL_PATH` instead; core itself never touches the file system.
+ *
+ * The asset is generated, not committed: `npm run assets` writes it (and `test:unit`, `bench`,
+ * `build` and `dev` run that first). When it is missing, for instance under a bare
+ * `npx vitest run`, this helper runs the build script once itself (about 5 s).
+ */
+
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { decodeStaticModel, STATIC_MODEL_PATH, type StaticModel } from '../src/core/embed/static';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Absolute path of the generated asset. */
+export const gloveAssetPath = join(root, 'public', STATIC_MODEL_PATH);
+
+let cached: StaticModel | undefined;
+
+/** Build the asset if it is missing (as `npm run assets` would). */
+export function ensureGloveAsset(): void {
+  if (existsSync(gloveAssetPath)) return;
+  execFileSync(
+    process.execPath,
+    ['--max-old-space-size=3072', join(root, 'scripts/build-glove-asset.mjs')],
+    { cwd: root, stdio: 'inherit' },
+  );
+}
+
+/** Build the asset if it is missing, then read and decode it (once per process). */
+export function loadGloveFromDisk(): StaticModel {
+  if (cached) return cached;
+  ensureGloveAsset();
+  cached = decodeStaticModel(readFileSync(gloveAssetPath));
+  return cached;
+}
+
+/**
+ * Path of a shared read-only dataset file (../shared/datasets next to the repository, or
+ * $FRAGREL_SHARED_DIR/datasets). Tests that need one skip where it is absent.
+ */
+export function sharedDatasetPath(...parts: string[]): string {
+  const shared = process.env.FRAGREL_SHARED_DIR ?? join(root, '..', 'shared');
+  return join(shared, 'datasets', ...parts);
+}
