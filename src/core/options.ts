@@ -38,12 +38,31 @@ export interface FragRelOptions {
   semanticK: number;
   /** Eq. 11: context budget, in the unit the caller measures fragment costs in. */
   budget: number;
+  /**
+   * Weight of each relation kind in the combined environment score (a weighted mean over the
+   * active kinds, see fragrel.ts). Kinds not listed weigh 1; weight 0 shows a kind without
+   * letting it move the ranking.
+   */
+  relationWeights: Readonly<Record<string, number>>;
+  /**
+   * Eq. 11 when the next fragment by score does not fit the remaining budget: 'skip' it and try
+   * the following ones (fills the budget), or 'stop' there (a strict prefix of the ranking).
+   */
+  overflow: 'skip' | 'stop';
+  /** Eq. 11: at most this many fragments (code: top 10 windows, chat: top 8 turns). */
+  maxSelected: number;
+  /** Explanations: largest contributors listed per relation kind. */
+  contributorsPerKind: number;
 }
 export const defaultFragRelOptions: Readonly<FragRelOptions> = Object.freeze({
   alpha: 0.5,
   wRel: 0.3,
   semanticK: 16,
   budget: 2000,
+  relationWeights: Object.freeze({}),
+  overflow: 'skip',
+  maxSelected: Infinity,
+  contributorsPerKind: 5,
 });
 
 /** Per text kind, the paper's defaults that differ from the book defaults above. */
@@ -73,3 +92,13 @@ export function withDefaults<T extends object>(
   }
   return { ...defaults, ...options } as T;
 }
+
+/** Hybrid independent score (Eq. 4, hybrid variant; see hybrid.ts for why this fusion). */
+export interface HybridOptions {
+  /**
+   * Convex weight of the rescaled BM25 score; 1 - lambda goes to the clamped cosine.
+   * 0.5 weighs both equally: both lie in [0, 1] and we have no tuning data that favours one.
+   */
+  lambda: number;
+}
+export const defaultHybridOptions: Readonly<HybridOptions> = Object.freeze({ lambda: 0.5 });

@@ -21,6 +21,8 @@ export interface Fragment {
   end: number;
   /** Optional structural label shown to people: chapter, page, `file:12-31`, `turn 4`. */
   label?: string;
+  /** Whitespace-separated words in the span: the splitters' size unit and a ready budget cost. */
+  words?: number;
 }
 
 /**
@@ -105,4 +107,14 @@ export interface Selection {
   /** Cost (tokens or words, as the caller measured) of the selected fragments. */
   used: number;
   budget: number;
+  /** Rank by final score (0-based, over all N) of each entry of `ranked`. */
+  ranks?: Uint32Array;
+}
+
+/** Everything one run of FragRel produces (`retrieve` in fragrel.ts). */
+export interface Retrieval {
+  scores: ScoreSet;
+  selection: Selection;
+  /** One per selected fragment, in rank order. */
+  explanations: Explanation[];
 }

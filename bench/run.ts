@@ -1,0 +1,76 @@
+/**
+ * @file Benchmark runner: `npm run bench` runs every section, `npm run bench -- speed` only the
+ * named ones. Each section writes bench/results/<name>.json (its results plus the machine:
+ * node version, CPU model, date) and prints a markdown table.
+ *
+ * To add a section, write bench/<name>.ts exporting an object of the `BenchSection` shape and
+ * list it in `sections` below.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { speedSection } from './speed';
+
+export interface BenchSection {
+  name: string;
+  description: string;
+  /** Run the benchmark; `log` prints progress to stderr. */
+  run(log: (line: string) => void): Promise<SectionOutput> | SectionOutput;
+}
+
+export interface SectionOutput {
+  /** Machine-readable results, written to bench/results/<name>.json. */
+  results: unknown;
+  /** Human-readable summary, printed. */
+  markdown: string;
+}
+
+const sections: BenchSection[] = [speedSection];
+
+const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    node: process.version,
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    date: new Date().toISOString(),
+  };
+}
+
+async function main() {
+  const wanted = process.argv.slice(2);
+  const unknown = wanted.filter((w) => !sections.some((s) => s.name === w));
+  if (unknown.length > 0) {
+    throw new Error(
+      `Unknown benchmark section(s): ${unknown.join(', ')}. Known: ${sections.map((s) => s.name).join(', ')}.`,
+    );
+  }
+  mkdirSync(resultsDir, { recursive: true });
+  const env = machine();
+  console.log(
+    `# FragRel Lens benchmarks\n\n${env.date}, Node ${env.node}, ${env.cpu} (${env.cores} cores)\n`,
+  );
+  for (const section of sections) {
+    if (wanted.length > 0 && !wanted.includes(section.name)) continue;
+    const log = (line: string) => process.stderr.write(`[${section.name}] ${line}\n`);
+    log(section.description);
+    const out = await section.run(log);
+    const file = path.join(resultsDir, `${section.name}.json`);
+    writeFileSync(
+      file,
+      JSON.stringify({ section: section.name, ...env, results: out.results }, null, 2) + '\n',
+    );
+    console.log(`## ${section.name}\n\n${out.markdown}\n`);
+    log(`results written to ${path.relative(process.cwd(), file)}`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

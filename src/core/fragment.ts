@@ -1,0 +1,311 @@
+/**
+ * @file Splitting a document's source text into fragments c_1..c_N (DESIGN.md section 2,
+ * "Defaults by text type"): prose by about `wordsPerFragment` words cut at sentence boundaries,
+ * code by windows of `windowLines` lines sliding by `windowStride`, chat by turn.
+ *
+ * Spans are half-open character offsets into the source, so `text.slice(start, end)` is the
+ * fragment. Prose and chat fragments tile the source exactly: the whitespace after a sentence
+ * belongs to the fragment that holds the sentence, the text before the first word to the first
+ * fragment. That keeps every character citable and lets a reader rebuild the text from spans.
+ *
+ * A "word" is a maximal run of non-whitespace characters, the unit of `words` and of the
+ * budget in Eq. 11 when the caller measures costs in words.
+ */
+import { defaultFragmentOptions, withDefaults, type FragmentOptions } from './options';
+import type { Fragment } from './types';
+
+// JS `\s`: ASCII whitespace plus the Unicode spaces and line separators.
+function isSpace(code: number): boolean {
+  return (
+    code === 32 ||
+    (code >= 9 && code <= 13) ||
+    (code > 127 &&
+      (code === 0xa0 ||
+        code === 0x1680 ||
+        (code >= 0x2000 && code <= 0x200a) ||
+        code === 0x2028 ||
+        code === 0x2029 ||
+        code === 0x202f ||
+        code === 0x205f ||
+        code === 0x3000 ||
+        code === 0xfeff))
+  );
+}
+
+/** Words (runs of non-whitespace) in `text.slice(start, end)`. */
+export function countWords(text: string, start = 0, end = text.length): number {
+  let words = 0;
+  let inWord = false;
+  for (let i = start; i < end; i++) {
+    const space = isSpace(text.charCodeAt(i));
+    if (!space && !inWord) words++;
+    inWord = !space;
+  }
+  return words;
+}
+
+function positiveInteger(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 1) {
+    throw new Error(`FragRel: ${name} must be a whole number of at least 1, got ${value}.`);
+  }
+  return value;
+}
+
+// Characters that may close a sentence after its final punctuation: quotes and brackets.
+const CLOSERS = new Set(['"', "'", '\u201d', '\u2019', '\u00bb', ')', ']', '}', '*', '_']);
+const TERMINALS = new Set(['.', '!', '?', '\u2026', '\u3002', '\uff01', '\uff1f']);
+// A period after these does not end a sentence ("Mr. Darcy", "e.g. this"). A heuristic: a
+// false boundary only lets a fragment end inside a sentence, it never loses text.
+const ABBREVIATIONS = new Set([
+  'mr',
+  'mrs',
+  'ms',
+  'dr',
+  'st',
+  'prof',
+  'sr',
+  'jr',
+  'vs',
+  'cf',
+  'no',
+  'fig',
+  'vol',
+  'ch',
+  'pp',
+  'gen',
+  'col',
+  'capt',
+  'lt',
+  'rev',
+  'mme',
+  'mlle',
+  'mt',
+]);
+
+/**
+ * Whether `word` (a run of non-whitespace) ends a sentence: it ends in . ! ? … (possibly
+ * followed by closing quotes or brackets), and a final period is not that of a title ("Mr."),
+ * an initial ("J.") or a dotted abbreviation ("U.S.", "e.g.").
+ */
+export function isSentenceEnd(word: string): boolean {
+  let end = word.length;
+  while (end > 0 && CLOSERS.has(word[end - 1])) end--;
+  if (end === 0 || !TERMINALS.has(word[end - 1])) return false;
+  if (word[end - 1] !== '.') return true;
+  let core = end - 1;
+  while (core > 0 && word[core - 1] === '.') core--;
+  // An ellipsis "..." ends a sentence as much as "…" does.
+  if (end - core >= 3) return true;
+  let begin = 0;
+  while (begin < core && !/[\p{L}\p{N}]/u.test(word[begin])) begin++;
+  const stem = word.slice(begin, core);
+  if (stem.length === 0) return true;
+  // Initials ("J. R. R. Tolkien") and dotted abbreviations ("U.S.", "i.e.").
+  if (stem.length === 1 && /\p{Lu}/u.test(stem)) return false;
+  if (stem.includes('.')) return false;
+  return !ABBREVIATIONS.has(stem.toLowerCase());
+}
+
+/** Whether the whitespace text[from..to) holds a blank line (a paragraph break). */
+function hasParagraphBreak(text: string, from: number, to: number): boolean {
+  let newlines = 0;
+  for (let i = from; i < to; i++) {
+    if (text.charCodeAt(i) === 10 && ++newlines === 2) return true;
+  }
+  return false;
+}
+
+/**
+ * Prose: fragments of about `wordsPerFragment` words that end at sentence boundaries (after
+ * . ! ? … with any closing quotes, or at a blank line). A sentence joins the open fragment when
+ * that brings the fragment nearer the target than closing it first would, so sizes scatter
+ * around the target instead of always falling short of it. A sentence longer than a whole
+ * fragment is cut at word boundaries (it would otherwise become one giant fragment).
+ *
+ * Empty text gives no fragments; whitespace-only text gives one fragment of 0 words, so the
+ * spans still tile the source.
+ */
+export function splitProse(
+  docId: string,
+  text: string,
+  options?: Partial<FragmentOptions>,
+): Fragment[] {
+  const opts = withDefaults(defaultFragmentOptions, options, 'fragment');
+  const target = positiveInteger(opts.wordsPerFragment, 'wordsPerFragment');
+  const out: Fragment[] = [];
+  if (text.length === 0) return out;
+
+  let fragStart = 0;
+  let fragWords = 0;
+  const emit = (end: number, words: number) => {
+    out.push({ docId, ordinal: out.length, start: fragStart, end, words });
+    fragStart = end;
+  };
+
+  // The sentence being read: where it starts (the cut point before it) and its word starts.
+  let sentStart = 0;
+  const wordStarts: number[] = [];
+  const closeSentence = () => {
+    const n = wordStarts.length;
+    if (n > target) {
+      if (fragWords >= target) {
+        emit(sentStart, fragWords);
+        fragWords = 0;
+      }
+      // Top up the open fragment, then cut whole fragments out of the sentence; the rest
+      // (at least one word, at most `target`) stays open for the following sentences.
+      let w = 0;
+      while (fragWords + (n - w) > target) {
+        w += target - fragWords;
+        emit(wordStarts[w], target);
+        fragWords = 0;
+      }
+      fragWords += n - w;
+    } else if (
+      fragWords > 0 &&
+      fragWords + n > target &&
+      target - fragWords <= fragWords + n - target
+    ) {
+      emit(sentStart, fragWords);
+      fragWords = n;
+    } else {
+      fragWords += n;
+    }
+  };
+
+  const WORD = /\S+/g;
+  let match = WORD.exec(text);
+  while (match) {
+    const wordStart = match.index;
+    const wordEnd = wordStart + match[0].length;
+    wordStarts.push(wordStart);
+    const next = WORD.exec(text);
+    const nextStart = next ? next.index : text.length;
+    if (!next || isSentenceEnd(match[0]) || hasParagraphBreak(text, wordEnd, nextStart)) {
+      closeSentence();
+      sentStart = nextStart;
+      wordStarts.length = 0;
+    }
+    match = next;
+  }
+  // The last sentence runs to the end of the text, so the open fragment does too.
+  if (fragWords > 0 || out.length === 0) emit(text.length, fragWords);
+  return out;
+}
+
+/**
+ * Code: windows of `windowLines` lines sliding by `windowStride` (paper: 20 by 10). The first
+ * window starts at line 1; windows follow until one reaches the last line, so the last may be
+ * shorter and a file of at most `windowLines` lines is one window. A line includes its "\n";
+ * a final "\n" does not start an extra empty line. Labels are 1-based inclusive line ranges
+ * ("11-30"). Windows overlap by `windowLines - windowStride` lines; the stride may not exceed
+ * the window, or lines between windows would never be retrieved.
+ */
+export function splitCode(
+  docId: string,
+  text: string,
+  options?: Partial<FragmentOptions>,
+): Fragment[] {
+  const opts = withDefaults(defaultFragmentOptions, options, 'fragment');
+  const windowLines = positiveInteger(opts.windowLines, 'windowLines');
+  const stride = positiveInteger(opts.windowStride, 'windowStride');
+  if (stride > windowLines) {
+    throw new Error(
+      `FragRel: windowStride (${stride}) may not exceed windowLines (${windowLines}); lines between windows would be lost.`,
+    );
+  }
+  const out: Fragment[] = [];
+  if (text.length === 0) return out;
+
+  const lineStarts: number[] = [0];
+  for (let i = text.indexOf('\n'); i !== -1 && i + 1 < text.length; i = text.indexOf('\n', i + 1)) {
+    lineStarts.push(i + 1);
+  }
+  const lines = lineStarts.length;
+  const lineEnd = (line: number) => (line + 1 < lines ? lineStarts[line + 1] : text.length);
+
+  for (let first = 0; ; first += stride) {
+    const last = Math.min(first + windowLines, lines);
+    const start = lineStarts[first];
+    const end = lineEnd(last - 1);
+    out.push({
+      docId,
+      ordinal: out.length,
+      start,
+      end,
+      label: `${first + 1}-${last}`,
+      words: countWords(text, start, end),
+    });
+    if (last >= lines) break;
+  }
+  return out;
+}
+
+/**
+ * A chat transcript as one source text plus where each turn starts. We keep the chat as a
+ * single text (not an array of strings) so turn fragments are spans of a source like every
+ * other fragment and the same citation and highlighting code serves books, code and chat.
+ */
+export interface ChatTurns {
+  /** The whole transcript. */
+  text: string;
+  /** Character offset where turn k starts; starts[0] is 0 and offsets never decrease. */
+  starts: ArrayLike<number>;
+  /** Optional speaker of each turn ("user", "assistant"), shown in labels. */
+  roles?: readonly string[];
+}
+
+/**
+ * Build a transcript from separate turns. The separator after a turn belongs to that turn, so
+ * fragments tile the text. Appending a turn later keeps earlier offsets, which keeps the chat
+ * memory's stored fragments valid as the chat grows.
+ */
+export function joinChatTurns(
+  turns: readonly { text: string; role?: string }[],
+  separator = '\n\n',
+): ChatTurns {
+  const starts = new Uint32Array(turns.length);
+  let text = '';
+  turns.forEach((turn, k) => {
+    starts[k] = text.length;
+    text += k + 1 < turns.length ? turn.text + separator : turn.text;
+  });
+  const roles = turns.some((t) => t.role !== undefined)
+    ? turns.map((t) => t.role ?? '')
+    : undefined;
+  return { text, starts, roles };
+}
+
+/** Chat: one fragment per turn, turn k spanning [starts[k], starts[k+1]) (the last to the end). */
+export function splitChat(docId: string, turns: ChatTurns): Fragment[] {
+  const { text, starts, roles } = turns;
+  const n = starts.length;
+  if (n === 0) {
+    if (text.length > 0)
+      throw new Error('FragRel: a chat with text needs at least one turn start.');
+    return [];
+  }
+  if (starts[0] !== 0) {
+    throw new Error(`FragRel: the first chat turn must start at offset 0, got ${starts[0]}.`);
+  }
+  const out: Fragment[] = [];
+  for (let k = 0; k < n; k++) {
+    const start = starts[k];
+    const end = k + 1 < n ? starts[k + 1] : text.length;
+    if (!(end >= start) || end > text.length) {
+      throw new Error(
+        `FragRel: chat turn ${k + 1} has span [${start}, ${end}) in a text of length ${text.length}; turn starts must not decrease.`,
+      );
+    }
+    const role = roles?.[k];
+    out.push({
+      docId,
+      ordinal: k,
+      start,
+      end,
+      label: role ? `turn ${k + 1} (${role})` : `turn ${k + 1}`,
+      words: countWords(text, start, end),
+    });
+  }
+  return out;
+}

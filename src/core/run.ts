@@ -1,0 +1,236 @@
+/**
+ * @file A retrieval run over the documents a question asks about: their stored indexes laid
+ * out one after another (relations never cross a document), independent scores by mode
+ * (Eq. 4), then FragRel (Eq. 9-11) with explanations for the fragments the panel lists.
+ *
+ * Re-ranking (alpha, w_rel, relation kinds, budget) reuses the independent scores and the
+ * stored relations: it is a few linear passes, never a re-embedding.
+ */
+import { buildBm25Index, bm25Scores, rescaleByMax, type Bm25Index } from './bm25';
+import { explain, fragRelScores, selectByBudget } from './fragrel';
+import { topK } from './heap';
+import { hybridScores } from './hybrid';
+import { defaultFragRelOptions, type HybridOptions } from './options';
+import { contextRelation } from './relations/context';
+import { csrRelation } from './relations/csr';
+import { tokenize } from './tokenize';
+import type { CsrMatrix, Explanation, Relation, ScoreSet, Selection, VectorSet } from './types';
+import { cosineScores } from './vectors';
+
+/** What a run needs of one document's stored index. */
+export interface RunDocumentIndex {
+  docId: string;
+  name: string;
+  source: string;
+  starts: Uint32Array;
+  ends: Uint32Array;
+  /** Words per fragment: the budget's cost unit. */
+  words: Uint32Array;
+  labels: readonly string[];
+  /** Fragment vectors of the active embedder (needed for dense and hybrid scoring). */
+  vectors?: VectorSet;
+  /** The document's semantic kNN relation (Eq. 6), document-local indices. */
+  semantic?: CsrMatrix;
+}
+
+export type ScoringMode = 'dense' | 'bm25' | 'hybrid';
+export type RunRelationKind = 'context' | 'semantic';
+
+export interface Run {
+  documents: { docId: string; name: string; offset: number; count: number }[];
+  /** Document boundaries: fragments [segments[d], segments[d + 1]) belong to document d. */
+  segments: Uint32Array;
+  size: number;
+  starts: Uint32Array;
+  ends: Uint32Array;
+  costs: Uint32Array;
+  labels: string[];
+  /** Concatenated fragment vectors, or null when a document has none. */
+  vectors: VectorSet | null;
+  /** Concatenated semantic relation, or null when a document has none. */
+  semantic: CsrMatrix | null;
+  /** Per-fragment source text, built lazily for BM25. */
+  bm25: Bm25Index | null;
+  sources: readonly string[];
+}
+
+/** Lay the documents out one after another. */
+export function buildRun(docs: readonly RunDocumentIndex[]): Run {
+  const segments = new Uint32Array(docs.length + 1);
+  for (let d = 0; d < docs.length; d++) segments[d + 1] = segments[d] + docs[d].starts.length;
+  const size = segments[docs.length];
+  const starts = new Uint32Array(size);
+  const ends = new Uint32Array(size);
+  const costs = new Uint32Array(size);
+  const labels: string[] = new Array(size);
+  docs.forEach((doc, d) => {
+    const at = segments[d];
+    starts.set(doc.starts, at);
+    ends.set(doc.ends, at);
+    costs.set(doc.words, at);
+    for (let i = 0; i < doc.labels.length; i++) labels[at + i] = doc.labels[i];
+  });
+  for (let i = 0; i < size; i++) labels[i] ??= '';
+  return {
+    documents: docs.map((doc, d) => ({
+      docId: doc.docId,
+      name: doc.name,
+      offset: segments[d],
+      count: segments[d + 1] - segments[d],
+    })),
+    segments,
+    size,
+    starts,
+    ends,
+    costs,
+    labels,
+    vectors: concatVectors(docs),
+    semantic: concatCsr(docs, segments),
+    bm25: null,
+    sources: docs.map((d) => d.source),
+  };
+}
+
+function concatVectors(docs: readonly RunDocumentIndex[]): VectorSet | null {
+  if (docs.length === 0 || docs.some((d) => !d.vectors)) return null;
+  const dim = docs[0].vectors!.dim;
+  if (docs.some((d) => d.vectors!.dim !== dim)) return null;
+  const count = docs.reduce((n, d) => n + d.vectors!.count, 0);
+  const data = new Float32Array(count * dim);
+  let at = 0;
+  for (const d of docs) {
+    data.set(d.vectors!.data.subarray(0, d.vectors!.count * dim), at);
+    at += d.vectors!.count * dim;
+  }
+  return { dim, count, data };
+}
+
+function concatCsr(docs: readonly RunDocumentIndex[], segments: Uint32Array): CsrMatrix | null {
+  if (docs.length === 0 || docs.some((d) => !d.semantic)) return null;
+  const size = segments[docs.length];
+  const nnz = docs.reduce((n, d) => n + d.semantic!.col.length, 0);
+  const rowPtr = new Uint32Array(size + 1);
+  const col = new Uint32Array(nnz);
+  const weight = new Float32Array(nnz);
+  let at = 0;
+  docs.forEach((doc, d) => {
+    const m = doc.semantic!;
+    const offset = segments[d];
+    for (let i = 0; i < m.size; i++) rowPtr[offset + i + 1] = at + m.rowPtr[i + 1];
+    for (let p = 0; p < m.col.length; p++) col[at + p] = m.col[p] + offset;
+    weight.set(m.weight, at);
+    at += m.col.length;
+  });
+  return { size, rowPtr, col, weight };
+}
+
+/** The BM25 index over every fragment of the run, built on first use (IDF spans the run). */
+export function runBm25(run: Run): Bm25Index {
+  if (!run.bm25) {
+    const tokens: string[][] = new Array(run.size);
+    run.documents.forEach((doc, d) => {
+      const source = run.sources[d];
+      for (let i = doc.offset; i < doc.offset + doc.count; i++) {
+        tokens[i] = tokenize(source.slice(run.starts[i], run.ends[i]));
+      }
+    });
+    run.bm25 = buildBm25Index(tokens);
+  }
+  return run.bm25;
+}
+
+/** Eq. 4 for every fragment of the run. Dense and hybrid need `queryVector`. */
+export function runIndependentScores(
+  run: Run,
+  query: { tokens: readonly string[]; vector?: Float32Array },
+  mode: ScoringMode,
+  hybrid?: Partial<HybridOptions>,
+): Float64Array {
+  if (mode === 'bm25') return rescaleByMax(bm25Scores(runBm25(run), query.tokens));
+  if (!run.vectors || !query.vector) {
+    throw new Error(
+      'FragRel: dense scoring needs fragment vectors and a query vector; index the documents with an embedder first, or choose BM25.',
+    );
+  }
+  const cosine = cosineScores(run.vectors, query.vector);
+  if (mode === 'dense') return cosine;
+  return hybridScores(bm25Scores(runBm25(run), query.tokens), cosine, hybrid);
+}
+
+export interface RankOptions {
+  alpha: number;
+  wRel: number;
+  relations: readonly RunRelationKind[];
+  budget: number;
+  /** How many fragments the ranked list shows (with explanations). */
+  listed: number;
+  contributorsPerKind: number;
+}
+
+export const defaultRankOptions: Readonly<RankOptions> = Object.freeze({
+  alpha: defaultFragRelOptions.alpha,
+  wRel: defaultFragRelOptions.wRel,
+  relations: Object.freeze(['context'] as RunRelationKind[]),
+  budget: defaultFragRelOptions.budget,
+  listed: 40,
+  contributorsPerKind: defaultFragRelOptions.contributorsPerKind,
+});
+
+export interface RankedRun {
+  scores: ScoreSet;
+  selection: Selection;
+  /** The `listed` best fragments by final score, selected or not. */
+  top: Uint32Array;
+  /** Explanations of every fragment in `top` and every selected fragment. */
+  explanations: Map<number, Explanation>;
+  /** Final score of the lowest-ranked selected fragment (0 when none). */
+  cutoff: number;
+}
+
+/** The relations a run uses for the given kinds. A kind whose data is missing is left out. */
+export function runRelations(
+  run: Run,
+  kinds: readonly RunRelationKind[],
+  wRel: number,
+): Relation[] {
+  const out: Relation[] = [];
+  for (const kind of kinds) {
+    if (kind === 'context') out.push(contextRelation(run.segments, wRel));
+    else if (kind === 'semantic' && run.semantic) out.push(csrRelation('semantic', run.semantic));
+  }
+  return out;
+}
+
+/** Eq. 9-11 over the run from given independent scores; cheap enough to run per slider move. */
+export function rankRun(
+  run: Run,
+  independent: Float64Array,
+  options: Partial<RankOptions> = {},
+  reuse?: ScoreSet,
+): RankedRun {
+  const o = { ...defaultRankOptions, ...options };
+  const relations = runRelations(run, o.relations, o.wRel);
+  const scores = fragRelScores(independent, relations, { alpha: o.alpha }, reuse);
+  const selection = selectByBudget(scores.final, run.costs, o.budget);
+  const top = topK(scores.final, o.listed);
+  const explanations = new Map<number, Explanation>();
+  top.forEach((i, rank) =>
+    explanations.set(i, explain(i, rank, scores, relations, o.contributorsPerKind)),
+  );
+  selection.ranked.forEach((i, r) => {
+    if (!explanations.has(i)) {
+      explanations.set(
+        i,
+        explain(i, selection.ranks?.[r] ?? r, scores, relations, o.contributorsPerKind),
+      );
+    }
+  });
+  const last = selection.ranked[selection.ranked.length - 1];
+  return {
+    scores,
+    selection,
+    top,
+    explanations,
+    cutoff: last === undefined ? 0 : scores.final[last],
+  };
+}
