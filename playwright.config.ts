@@ -1,7 +1,11 @@
 import { defineConfig } from '@playwright/test';
 
-/** Port of the `vite preview` server the end-to-end tests drive. */
-export const PREVIEW_PORT = 4173;
+/**
+ * Port and build folder of the `vite preview` server the tests drive. Both can be moved
+ * (E2E_PORT, E2E_DIST) so that several engineers' runs on one machine do not share a build.
+ */
+export const PREVIEW_PORT = Number(process.env.E2E_PORT ?? 4173);
+const DIST = process.env.E2E_DIST ?? 'dist';
 
 // Debian's Chromium, never a downloaded browser (`npx playwright install` cannot work here).
 // The networking flags stop Chromium's own background traffic, which this closed network refuses.
@@ -32,7 +36,7 @@ export default defineConfig({
     trace: 'off',
   },
   webServer: {
-    command: `node node_modules/vite/bin/vite.js preview --host 127.0.0.1 --port ${PREVIEW_PORT} --strictPort`,
+    command: `node node_modules/vite/bin/vite.js preview --outDir ${DIST} --host 127.0.0.1 --port ${PREVIEW_PORT} --strictPort`,
     url: `http://127.0.0.1:${PREVIEW_PORT}/`,
     reuseExistingServer: !process.env.CI,
     timeout: 60_000,

@@ -1,36 +1,462 @@
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { openLibrary, requestPersistentStorage, type DocumentRecord, type Library } from '../store';
 import { WorkerClient } from '../workers/client';
+import type { IndexApi } from '../workers/index.worker';
+import { isAbortError } from '../workers/protocol';
 import type { RetrievalApi } from '../workers/retrieval.worker';
+import type { RetrievalResult, RetrievalSettings } from '../workers/retrieval-types';
+import { Controls } from './components/Controls';
+import { DocumentStrip } from './components/DocumentStrip';
+import { DropZone } from './components/DropZone';
+import { ExplanationView } from './components/ExplanationView';
+import { LibraryPanel, type Job } from './components/LibraryPanel';
+import { RankedList } from './components/RankedList';
+import { Reader } from './components/Reader';
+import {
+  EMBEDDER_CHOICES,
+  LibraryService,
+  defaultIndexSettings,
+  embedderSpec,
+  type IndexSettings,
+} from './library-service';
 
-type WorkerState =
-  | { status: 'starting' }
-  | { status: 'ready'; isolated: boolean }
+/** The paper's book settings: dense retrieval, context relation, w_rel 0.3, alpha 0.5. */
+export const defaultRetrievalSettings: Readonly<RetrievalSettings> =
+  Object.freeze<RetrievalSettings>({
+    alpha: 0.5,
+    wRel: 0.3,
+    relations: ['context'],
+    scoring: 'dense',
+    budget: 2000,
+  });
+
+const ACCEPT = '.txt,.md,.markdown,.html,.htm,.xhtml,.epub,.pdf';
+
+interface Notice {
+  id: number;
+  kind: 'error' | 'info';
+  text: string;
+}
+
+interface Services {
+  library: Library;
+  service: LibraryService;
+  retrieval: WorkerClient<RetrievalApi>;
+}
+
+type Boot =
+  | { status: 'loading' }
+  | { status: 'ready'; services: Services; workers: string }
   | { status: 'failed'; message: string };
 
-export function App() {
-  const [worker, setWorker] = useState<WorkerState>({ status: 'starting' });
-
+function useServices(onNotice: (kind: Notice['kind'], text: string) => void): Boot {
+  const [boot, setBoot] = useState<Boot>({ status: 'loading' });
   useEffect(() => {
-    const client = new WorkerClient<RetrievalApi>(
+    let closed = false;
+    const indexer = new WorkerClient<IndexApi>(
+      new Worker(new URL('../workers/index.worker.ts', import.meta.url), { type: 'module' }),
+    );
+    const retrieval = new WorkerClient<RetrievalApi>(
       new Worker(new URL('../workers/retrieval.worker.ts', import.meta.url), { type: 'module' }),
     );
-    client
-      .call('ping', null)
-      .then((r) => setWorker({ status: 'ready', isolated: r.crossOriginIsolated }))
-      .catch((e: Error) => setWorker({ status: 'failed', message: e.message }));
-    return () => client.terminate();
+    let library: Library | null = null;
+    const report = (e: { message: string }) => onNotice('error', e.message);
+    openLibrary(undefined, { onBlocked: report, onVersionChange: report, onTerminated: report })
+      .then(async (lib) => {
+        library = lib;
+        if (closed) return lib.close();
+        void requestPersistentStorage();
+        const ping = await retrieval.call('ping', null);
+        setBoot({
+          status: 'ready',
+          services: { library: lib, service: new LibraryService(lib, indexer), retrieval },
+          workers: `Workers ready${ping.crossOriginIsolated ? ' (cross-origin isolated)' : ''}`,
+        });
+      })
+      .catch((e: Error) => setBoot({ status: 'failed', message: e.message }));
+    return () => {
+      closed = true;
+      indexer.terminate();
+      retrieval.terminate();
+      library?.close();
+    };
+  }, [onNotice]);
+  return boot;
+}
+
+export function App() {
+  const [notices, setNotices] = useState<Notice[]>([]);
+  const nextNotice = useRef(1);
+  const notify = useCallback((kind: Notice['kind'], text: string) => {
+    setNotices((n) => [...n, { id: nextNotice.current++, kind, text }]);
   }, []);
+  const boot = useServices(notify);
 
   return (
-    <main className="app">
-      <h1>FragRel Lens</h1>
-      <p>Drop a book or a zipped repository, then ask it questions.</p>
-      <p data-testid="worker-status" role="status">
-        {worker.status === 'starting' && 'Starting workers…'}
-        {worker.status === 'ready' &&
-          `Workers ready${worker.isolated ? ' (cross-origin isolated)' : ''}`}
-        {worker.status === 'failed' && `Workers failed: ${worker.message}`}
-      </p>
-    </main>
+    <div className="layout">
+      {boot.status === 'ready' ? (
+        <Workspace
+          services={boot.services}
+          workers={boot.workers}
+          notices={notices}
+          setNotices={setNotices}
+          notify={notify}
+        />
+      ) : (
+        <>
+          <aside className="sidebar">
+            <h1>FragRel Lens</h1>
+          </aside>
+          <main className="main">
+            <p role="status" data-testid="boot-status">
+              {boot.status === 'loading'
+                ? 'Opening your library…'
+                : `The library could not be opened: ${boot.message}`}
+            </p>
+          </main>
+        </>
+      )}
+    </div>
+  );
+}
+
+function Workspace({
+  services,
+  workers,
+  notices,
+  setNotices,
+  notify,
+}: {
+  services: Services;
+  workers: string;
+  notices: Notice[];
+  setNotices: React.Dispatch<React.SetStateAction<Notice[]>>;
+  notify: (kind: Notice['kind'], text: string) => void;
+}) {
+  const { library, service, retrieval } = services;
+  const [documents, setDocuments] = useState<DocumentRecord[] | null>(null);
+  const [ticked, setTicked] = useState<Set<string>>(new Set());
+  const [jobs, setJobs] = useState<Job[]>([]);
+  const [retrievalSettings, setRetrievalSettings] =
+    useState<RetrievalSettings>(defaultRetrievalSettings);
+  const [indexSettings, setIndexSettings] = useState<IndexSettings>(defaultIndexSettings);
+  const [question, setQuestion] = useState('');
+  const [asked, setAsked] = useState<string | null>(null);
+  const [result, setResult] = useState<RetrievalResult | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [focused, setFocused] = useState<number | null>(null);
+  const [sources, setSources] = useState<Map<string, string>>(new Map());
+  const [embedded, setEmbedded] = useState(0);
+  const queue = useRef<Promise<unknown>>(Promise.resolve());
+  const queryAbort = useRef<AbortController | null>(null);
+
+  const refreshDocuments = useCallback(async () => {
+    const docs = await service.list();
+    setDocuments(docs);
+    return docs;
+  }, [service]);
+
+  // Reopening shows the library at once, with the settings it was left with; nothing is recomputed.
+  useEffect(() => {
+    void (async () => {
+      const stored = await library.getSettings({
+        retrieval: defaultRetrievalSettings,
+        index: defaultIndexSettings,
+      });
+      setRetrievalSettings({ ...defaultRetrievalSettings, ...stored.retrieval });
+      setIndexSettings({ ...defaultIndexSettings, ...stored.index });
+      const docs = await refreshDocuments();
+      setTicked(new Set(docs.map((d) => d.id)));
+    })().catch((e: Error) => notify('error', e.message));
+  }, [library, refreshDocuments, notify]);
+
+  /** Run one job at a time (indexing shares two CPU cores with everything else). */
+  const runJob = useCallback(
+    (
+      name: string,
+      action: Job['action'],
+      work: (signal: AbortSignal, job: Job) => Promise<void>,
+    ) => {
+      const controller = new AbortController();
+      const job: Job = {
+        id: crypto.randomUUID(),
+        name,
+        action,
+        progress: null,
+        cancel: () => controller.abort(),
+      };
+      setJobs((j) => [...j, job]);
+      const run = async () => {
+        try {
+          if (controller.signal.aborted) return;
+          await work(controller.signal, job);
+        } catch (e) {
+          if (isAbortError(e)) notify('info', `Cancelled “${name}”. Nothing was stored.`);
+          else notify('error', (e as Error).message);
+        } finally {
+          setJobs((j) => j.filter((x) => x.id !== job.id));
+          setEmbedded(service.stats.embeddedFragments);
+        }
+      };
+      queue.current = queue.current.then(run);
+      return queue.current;
+    },
+    [notify, service],
+  );
+
+  const progressOf = (job: Job) => (p: Job['progress']) =>
+    setJobs((all) => all.map((j) => (j.id === job.id ? { ...j, progress: p } : j)));
+
+  const onFiles = useCallback(
+    (files: File[]) => {
+      for (const file of files) {
+        void runJob(file.name, 'add', async (signal, job) => {
+          const doc = await service.addFile(file, indexSettings, {
+            signal,
+            onProgress: progressOf(job),
+          });
+          await refreshDocuments();
+          setTicked((t) => new Set([...t, doc.id]));
+        });
+      }
+    },
+    [runJob, service, indexSettings, refreshDocuments],
+  );
+
+  const onIndexSettings = useCallback(
+    (next: IndexSettings) => {
+      setIndexSettings(next);
+      void library.setSetting('index', next).catch((e: Error) => notify('error', e.message));
+      // Recompute exactly what the change invalidates, document by document.
+      for (const doc of documents ?? []) {
+        void runJob(doc.name, 'refresh', async (signal, job) => {
+          const changed = await service.refresh(doc, next, { signal, onProgress: progressOf(job) });
+          if (changed) {
+            await retrieval.call('forget', { docIds: [doc.id] });
+            await refreshDocuments();
+          }
+        });
+      }
+    },
+    [documents, library, notify, refreshDocuments, retrieval, runJob, service],
+  );
+
+  const onDelete = useCallback(
+    async (doc: DocumentRecord) => {
+      try {
+        await service.remove(doc.id);
+        await retrieval.call('forget', { docIds: [doc.id] });
+        setTicked((t) => new Set([...t].filter((id) => id !== doc.id)));
+        if (result?.documents.some((d) => d.docId === doc.id)) setResult(null);
+        await refreshDocuments();
+      } catch (e) {
+        notify('error', (e as Error).message);
+      }
+    },
+    [notify, refreshDocuments, result, retrieval, service],
+  );
+
+  const runQuery = useCallback(
+    async (q: string, settings: RetrievalSettings) => {
+      queryAbort.current?.abort();
+      const controller = new AbortController();
+      queryAbort.current = controller;
+      const docIds = (documents ?? []).filter((d) => ticked.has(d.id)).map((d) => d.id);
+      setBusy(true);
+      try {
+        const r = await retrieval.call(
+          'query',
+          {
+            question: q,
+            docIds,
+            embedder: embedderSpec(indexSettings),
+            semanticK: indexSettings.semanticK,
+            settings,
+          },
+          { signal: controller.signal },
+        );
+        setResult(r);
+        setFocused((f) =>
+          f !== null && f < r.final.length ? f : (r.selectedRanked[0] ?? r.top[0] ?? null),
+        );
+        for (const d of r.documents) {
+          if (!sources.has(d.docId)) {
+            const text = await service.source(d.docId);
+            if (text !== undefined) setSources((s) => new Map(s).set(d.docId, text));
+          }
+        }
+      } catch (e) {
+        if (!isAbortError(e)) notify('error', (e as Error).message);
+      } finally {
+        if (queryAbort.current === controller) setBusy(false);
+      }
+    },
+    [documents, indexSettings, notify, retrieval, service, sources, ticked],
+  );
+
+  const ask = (e: React.FormEvent) => {
+    e.preventDefault();
+    const q = question.trim();
+    if (!q) return;
+    setAsked(q);
+    setFocused(null);
+    void runQuery(q, retrievalSettings);
+  };
+
+  // alpha, w_rel, relation kinds, scoring and budget re-rank the asked question at once.
+  const onRetrievalSettings = (next: RetrievalSettings) => {
+    setRetrievalSettings(next);
+    void library.setSetting('retrieval', next).catch((e: Error) => notify('error', e.message));
+    if (asked) void runQuery(asked, next);
+  };
+
+  const selected = useMemo(() => new Set(result?.selected ?? []), [result]);
+  // Dense scores of a book sit in a narrow band (GloVe cosines near 0.5): draw the band, not 0..1.
+  const scale = useMemo(() => {
+    if (!result) return { low: 0, high: 1 };
+    let low = Infinity;
+    let high = -Infinity;
+    for (const a of [result.independent, result.environment, result.final]) {
+      for (const v of a) {
+        if (v < low) low = v;
+        if (v > high) high = v;
+      }
+    }
+    return { low: Math.min(low, high), high };
+  }, [result]);
+  const tickedCount = (documents ?? []).filter((d) => ticked.has(d.id)).length;
+
+  return (
+    <>
+      <aside className="sidebar">
+        <h1>FragRel Lens</h1>
+        <DropZone onFiles={onFiles} accept={ACCEPT} />
+        {documents === null ? (
+          <p role="status">Opening your library…</p>
+        ) : (
+          <LibraryPanel
+            documents={documents}
+            jobs={jobs}
+            ticked={ticked}
+            onTick={(id, on) =>
+              setTicked((t) => {
+                const n = new Set(t);
+                if (on) n.add(id);
+                else n.delete(id);
+                return n;
+              })
+            }
+            onDelete={onDelete}
+          />
+        )}
+        <p className="stats" data-testid="session-stats" data-embedded={embedded}>
+          This session: {embedded.toLocaleString()} fragments embedded.
+        </p>
+        <p className="stats" data-testid="worker-status">
+          {workers}
+        </p>
+        <p className="stats">
+          <a href="./models.html">Check an embedding model</a>
+        </p>
+      </aside>
+      <main className="main">
+        <div aria-live="polite">
+          {notices.map((n) => (
+            <div
+              key={n.id}
+              className={`notice${n.kind === 'info' ? ' notice--info' : ''}`}
+              role={n.kind === 'error' ? 'alert' : 'status'}
+              data-testid="notice"
+            >
+              {n.text}{' '}
+              <button
+                type="button"
+                onClick={() => setNotices((all) => all.filter((x) => x.id !== n.id))}
+              >
+                Dismiss
+              </button>
+            </div>
+          ))}
+        </div>
+        <form className="ask" onSubmit={ask} role="search">
+          <label htmlFor="question" className="visually-hidden">
+            Question
+          </label>
+          <input
+            id="question"
+            value={question}
+            onChange={(e) => setQuestion(e.target.value)}
+            placeholder={
+              tickedCount
+                ? `Ask ${tickedCount === 1 ? 'the ticked document' : `the ${tickedCount} ticked documents`}…`
+                : 'Add a book to ask it questions'
+            }
+          />
+          <button type="submit" className="primary" disabled={!tickedCount || !question.trim()}>
+            Ask
+          </button>
+        </form>
+        <Controls
+          retrieval={retrievalSettings}
+          index={indexSettings}
+          embedders={EMBEDDER_CHOICES}
+          onRetrieval={onRetrievalSettings}
+          onIndex={onIndexSettings}
+        />
+        {busy && !result && <p role="status">Scoring fragments…</p>}
+        {result && (
+          <section aria-label="Retrieval" data-testid="retrieval">
+            <p className="stats" data-testid="retrieval-summary">
+              {result.selected.length} fragments selected ({result.used.toLocaleString()} of{' '}
+              {result.budget.toLocaleString()} words) for “{result.question}” · scored in{' '}
+              {result.timings.independentMs.toFixed(0)} ms, ranked in{' '}
+              <span data-testid="rerank-ms">{result.timings.rerankMs.toFixed(1)}</span> ms
+            </p>
+            {result.documents.map((d) => (
+              <DocumentStrip
+                key={d.docId}
+                doc={d}
+                independent={result.independent}
+                environment={result.environment}
+                final={result.final}
+                selected={selected}
+                cutoff={result.cutoff}
+                scale={scale}
+                focused={focused}
+                onPick={setFocused}
+              />
+            ))}
+            <div className="panel">
+              <div className="card">
+                <h2 className="card__title">Ranked by final score</h2>
+                <RankedList
+                  result={result}
+                  focused={focused}
+                  onPick={setFocused}
+                  source={(id) => sources.get(id) ?? null}
+                />
+              </div>
+              {focused !== null && (
+                <div className="card">
+                  <Reader
+                    result={result}
+                    index={focused}
+                    source={
+                      sources.get(
+                        result.documents.find(
+                          (d) => focused >= d.offset && focused < d.offset + d.count,
+                        )?.docId ?? '',
+                      ) ?? null
+                    }
+                    onPick={setFocused}
+                  />
+                  <ExplanationView result={result} index={focused} onPick={setFocused} />
+                </div>
+              )}
+            </div>
+          </section>
+        )}
+      </main>
+    </>
   );
 }

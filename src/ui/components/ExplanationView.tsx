@@ -1,0 +1,96 @@
+import type { RetrievalResult } from '../../workers/retrieval-types';
+import { fmt } from './ScoreBar';
+
+const KIND_HELP: Record<string, string> = {
+  context:
+    'Context structure (Eq. 7): nearby fragments lend their relevance, with weight w_rel to the power of the distance.',
+  semantic:
+    'Semantic (Eq. 6): the fragments most similar to this one lend their relevance, weighted by max(0, cosine). The paper prints 1 − cos, a distance; we use the similarity so that larger means more related.',
+};
+
+/** Why a fragment scored as it did: its environment score taken apart by relation kind. */
+export function ExplanationView({
+  result,
+  index,
+  onPick,
+}: {
+  result: RetrievalResult;
+  index: number;
+  onPick: (index: number) => void;
+}) {
+  const ex = result.explanations[index];
+  const { alpha } = result.settings;
+  if (!ex) {
+    return (
+      <section className="explain">
+        <h2>Why this fragment</h2>
+        <p>
+          Independent {fmt(result.independent[index])} + {fmt(alpha)} × environment{' '}
+          {fmt(result.environment[index])} = final {fmt(result.final[index])}. It ranks below the
+          fragments the panel explains in detail.
+        </p>
+      </section>
+    );
+  }
+  const selected = result.selected.includes(index);
+  return (
+    <section className="explain" aria-labelledby="explain-title" data-testid="explanation">
+      <h2 id="explain-title">Why this fragment</h2>
+      <p>
+        Rank {ex.rank + 1}. Its own relevance to the question is{' '}
+        <strong>{fmt(ex.independent)}</strong>; its related fragments' relevance averages{' '}
+        <strong>{fmt(ex.environment)}</strong>; so its final score is {fmt(ex.independent)} +{' '}
+        {fmt(alpha)} × {fmt(ex.environment)} = <strong>{fmt(ex.final)}</strong>.{' '}
+        {selected
+          ? `That placed it within the ${result.budget}-word budget.`
+          : `That was not enough to fit within the ${result.budget}-word budget.`}
+      </p>
+      {Object.entries(ex.byKind).map(([kind, part]) => (
+        <div key={kind} className="explain__kind">
+          <h3>
+            {kind} relation: environment {fmt(part.environment)}
+          </h3>
+          <p className="help">{KIND_HELP[kind] ?? ''}</p>
+          {part.contributions.length === 0 ? (
+            <p>No related fragment contributes.</p>
+          ) : (
+            <table className="explain__table">
+              <thead>
+                <tr>
+                  <th scope="col">Related fragment</th>
+                  <th scope="col">Weight w</th>
+                  <th scope="col">Its independent score</th>
+                  <th scope="col">Share of environment</th>
+                </tr>
+              </thead>
+              <tbody>
+                {part.contributions.map((c) => (
+                  <tr key={c.index}>
+                    <td>
+                      <button type="button" className="link" onClick={() => onPick(c.index)}>
+                        {describe(result, c.index)}
+                      </button>
+                    </td>
+                    <td>{fmt(c.weight)}</td>
+                    <td>{fmt(result.independent[c.index])}</td>
+                    <td>
+                      <span className="share" style={{ width: `${Math.round(c.share * 100)}%` }} />{' '}
+                      {Math.round(c.share * 100)}%
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+      ))}
+    </section>
+  );
+}
+
+export function describe(result: RetrievalResult, index: number): string {
+  const doc = result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
+  const n = doc ? index - doc.offset + 1 : index + 1;
+  const label = result.labels[index];
+  return `#${n}${label ? ` (${label})` : ''}${doc && result.documents.length > 1 ? ` · ${doc.name}` : ''}`;
+}

@@ -1,0 +1,120 @@
+import type { DocumentRecord } from '../../store';
+import type { Progress } from '../../workers/protocol';
+
+export interface Job {
+  id: string;
+  name: string;
+  /** What the job does: adding a file, or bringing a stored index up to date. */
+  action: 'add' | 'refresh';
+  progress: Progress | null;
+  cancel: () => void;
+}
+
+const STAGES: Record<string, string> = {
+  read: 'Reading',
+  split: 'Splitting into fragments',
+  download: 'Downloading the model',
+  warmup: 'Starting the model',
+  embed: 'Embedding',
+  relate: 'Relating fragments',
+  save: 'Saving',
+};
+
+/** The library: stored documents with their status, ticks for which ones a question covers, and jobs in progress. */
+export function LibraryPanel({
+  documents,
+  jobs,
+  ticked,
+  onTick,
+  onDelete,
+}: {
+  documents: DocumentRecord[];
+  jobs: Job[];
+  ticked: Set<string>;
+  onTick: (id: string, on: boolean) => void;
+  onDelete: (doc: DocumentRecord) => void;
+}) {
+  return (
+    <section aria-labelledby="library-title">
+      <h2 id="library-title" className="sidebar__title">
+        Library
+      </h2>
+      {documents.length === 0 && jobs.length === 0 && (
+        <p className="empty-state">
+          Drop a book (.txt, .md, .html, .epub, .pdf) anywhere on this page, or use “Add files…”.
+        </p>
+      )}
+      <ul className="library" data-testid="library">
+        {documents.map((doc) => (
+          <li
+            key={doc.id}
+            className="library__item"
+            data-testid="library-item"
+            data-status={doc.status}
+          >
+            <div className="library__row">
+              <input
+                type="checkbox"
+                id={`tick-${doc.id}`}
+                checked={ticked.has(doc.id)}
+                onChange={(e) => onTick(doc.id, e.target.checked)}
+              />
+              <label htmlFor={`tick-${doc.id}`} className="library__name">
+                {doc.name}
+              </label>
+              <button
+                type="button"
+                aria-label={`Remove ${doc.name} from the library`}
+                title="Remove from the library"
+                onClick={() => onDelete(doc)}
+              >
+                ✕
+              </button>
+            </div>
+            <div className="library__meta">
+              {doc.fragmentCount} fragments · {doc.format} · {formatSize(doc.bytes)}
+              {doc.status !== 'indexed' && ` · ${doc.status}`}
+            </div>
+          </li>
+        ))}
+        {jobs.map((job) => (
+          <li key={job.id} className="library__item" data-testid="job">
+            <div className="library__row">
+              <span className="library__name">{job.name}</span>
+              <button type="button" onClick={job.cancel}>
+                Cancel
+              </button>
+            </div>
+            <JobProgress job={job} />
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function JobProgress({ job }: { job: Job }) {
+  const p = job.progress;
+  const stage = p ? (STAGES[p.stage] ?? p.stage) : job.action === 'add' ? 'Starting' : 'Updating';
+  const detail =
+    p && p.total > 1 ? ` ${p.done.toLocaleString()} / ${p.total.toLocaleString()}` : '';
+  return (
+    <div className="library__meta">
+      <span role="status">
+        {stage}
+        {detail}
+      </span>
+      <progress
+        aria-label={`${job.name}: ${stage}`}
+        max={p?.total || 1}
+        value={p ? p.done : undefined}
+      />
+    </div>
+  );
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

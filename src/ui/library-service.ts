@@ -1,0 +1,225 @@
+/**
+ * @file What the UI asks of the library: add files (read, split, embed and relate in the index
+ * worker, then store in one transaction), bring stored indexes up to date with the index
+ * settings (recomputing exactly what depends on a changed setting), and delete.
+ */
+import { STATIC_EMBEDDER_ID, STATIC_MODEL_PATH } from '../core/embed/static';
+import { EMBEDDING_MODELS } from '../models/catalogue';
+import type { EmbedderSpec } from '../models/embedder';
+import { DEFAULT_HUB_HOST } from '../models/settings';
+import { relationParamsKey, type DocumentRecord, type Library } from '../store';
+import type { WorkerClient } from '../workers/client';
+import type { IndexApi } from '../workers/index.worker';
+import type { Progress } from '../workers/protocol';
+import { semanticParams } from '../workers/retrieval-params';
+
+export interface IndexSettings {
+  embedderId: string;
+  wordsPerFragment: number;
+  /** Neighbours per fragment in the semantic relation (Eq. 6). */
+  semanticK: number;
+  /** Hub host for transformer embedders (a mirror in the hub's layout works too). */
+  hubHost: string;
+}
+
+export const defaultIndexSettings: Readonly<IndexSettings> = Object.freeze({
+  embedderId: STATIC_EMBEDDER_ID,
+  wordsPerFragment: 500,
+  semanticK: 16,
+  hubHost: DEFAULT_HUB_HOST,
+});
+
+export const EMBEDDER_CHOICES = [
+  { id: STATIC_EMBEDDER_ID, label: 'Offline word vectors (GloVe 100-d, no download)' },
+  ...EMBEDDING_MODELS.filter((m) => !m.testOnly).map((m) => ({
+    id: m.key,
+    label: `${m.label}, ~${m.approxMB[m.dtypes[0]] ?? '?'} MB download`,
+  })),
+];
+
+export function embedderSpec(settings: IndexSettings): EmbedderSpec {
+  if (settings.embedderId === STATIC_EMBEDDER_ID) {
+    return { id: STATIC_EMBEDDER_ID, url: new URL(STATIC_MODEL_PATH, document.baseURI).href };
+  }
+  return { id: settings.embedderId, modelId: settings.embedderId, host: settings.hubHost };
+}
+
+export interface JobCallbacks {
+  signal: AbortSignal;
+  onProgress: (p: Progress) => void;
+}
+
+/** Counts of work done this session: the UI shows them, and tests read them. */
+export interface SessionStats {
+  embeddedFragments: number;
+}
+
+export class LibraryService {
+  readonly stats: SessionStats = { embeddedFragments: 0 };
+
+  constructor(
+    private readonly library: Library,
+    private readonly indexer: WorkerClient<IndexApi>,
+  ) {}
+
+  /**
+   * Read, index and store one file. Resolves with the stored document; rejects with an
+   * AbortError when cancelled (nothing stored) or an Error whose message a person can act on.
+   */
+  async addFile(file: File, settings: IndexSettings, job: JobCallbacks): Promise<DocumentRecord> {
+    const docId = crypto.randomUUID();
+    const spec = embedderSpec(settings);
+    const r = await this.indexer.call(
+      'index',
+      {
+        docId,
+        source: { file },
+        wordsPerFragment: settings.wordsPerFragment,
+        semanticK: settings.semanticK,
+        embedder: spec,
+      },
+      job,
+    );
+    const doc = r.document!;
+    const existing = (await this.library.listDocuments()).find(
+      (d) => d.sha256 === doc.sha256 && d.name === doc.name,
+    );
+    if (existing) {
+      throw new Error(`“${doc.name}” is already in the library; it was not added twice.`);
+    }
+    this.stats.embeddedFragments += r.vectors.count;
+    job.onProgress({ stage: 'save', done: 0, total: 1 });
+    const saved = await this.library.saveIndexedDocument({
+      document: {
+        id: docId,
+        name: doc.name,
+        format: doc.format,
+        kind: doc.kind,
+        bytes: doc.bytes,
+        sha256: doc.sha256,
+        encoding: doc.encoding,
+        addedAt: Date.now(),
+        status: 'indexed',
+        fragmentOptions: fragmentOptionsOf(settings),
+        embedderId: r.embedderId,
+        sections: doc.sections,
+      },
+      source: doc.text,
+      fragments: { count: r.fragments.starts.length, ...r.fragments },
+      vectors: [{ embedderId: r.embedderId, vectors: r.vectors }],
+      relations: [
+        {
+          kind: 'semantic',
+          params: semanticParams(r.embedderId, settings.semanticK),
+          matrix: r.semantic,
+        },
+      ],
+    });
+    job.onProgress({ stage: 'save', done: 1, total: 1 });
+    return saved;
+  }
+
+  /** What a stored document lacks under `settings`: nothing, its vectors, or its fragments. */
+  async staleness(
+    doc: DocumentRecord,
+    settings: IndexSettings,
+  ): Promise<'fresh' | 'vectors' | 'fragments'> {
+    if (doc.fragmentOptions.wordsPerFragment !== settings.wordsPerFragment) return 'fragments';
+    const parts = await this.library.listIndexParts(doc.id);
+    if (!parts.embedderIds.includes(settings.embedderId)) return 'vectors';
+    const key = relationParamsKey(semanticParams(settings.embedderId, settings.semanticK));
+    const hasSemantic = parts.relations.some((r) => r.kind === 'semantic' && r.paramsKey === key);
+    return hasSemantic ? 'fresh' : 'vectors';
+  }
+
+  /**
+   * Bring one stored document up to date: new fragment size means everything is recomputed;
+   * a new embedder (or k) means only vectors and the semantic relation are.
+   */
+  async refresh(doc: DocumentRecord, settings: IndexSettings, job: JobCallbacks): Promise<boolean> {
+    const stale = await this.staleness(doc, settings);
+    if (stale === 'fresh') return false;
+    const source = await this.library.getSource(doc.id);
+    if (source === undefined)
+      throw new Error(`The text of “${doc.name}” is missing; remove it and add it again.`);
+    const spec = embedderSpec(settings);
+    if (stale === 'fragments') {
+      const r = await this.indexer.call(
+        'index',
+        {
+          docId: doc.id,
+          source: { text: source, sections: doc.sections },
+          wordsPerFragment: settings.wordsPerFragment,
+          semanticK: settings.semanticK,
+          embedder: spec,
+        },
+        job,
+      );
+      this.stats.embeddedFragments += r.vectors.count;
+      const { fragmentCount: _c, storedBytes: _b, ...meta } = doc;
+      await this.library.saveIndexedDocument({
+        document: {
+          ...meta,
+          fragmentOptions: fragmentOptionsOf(settings),
+          embedderId: r.embedderId,
+        },
+        source,
+        fragments: { count: r.fragments.starts.length, ...r.fragments },
+        vectors: [{ embedderId: r.embedderId, vectors: r.vectors }],
+        relations: [
+          {
+            kind: 'semantic',
+            params: semanticParams(r.embedderId, settings.semanticK),
+            matrix: r.semantic,
+          },
+        ],
+      });
+      return true;
+    }
+    const fragments = await this.library.getFragments(doc.id);
+    if (!fragments)
+      throw new Error(`The fragments of “${doc.name}” are missing; remove it and add it again.`);
+    const r = await this.indexer.call(
+      'embed',
+      {
+        text: source,
+        starts: fragments.starts,
+        ends: fragments.ends,
+        semanticK: settings.semanticK,
+        embedder: spec,
+      },
+      job,
+    );
+    this.stats.embeddedFragments += r.vectors.count;
+    await this.library.putVectors({
+      docId: doc.id,
+      embedderId: r.embedderId,
+      vectors: r.vectors,
+      fragmentOptions: doc.fragmentOptions,
+    });
+    await this.library.putRelation({
+      docId: doc.id,
+      kind: 'semantic',
+      params: semanticParams(r.embedderId, settings.semanticK),
+      matrix: r.semantic,
+    });
+    await this.library.updateDocument(doc.id, { embedderId: r.embedderId });
+    return true;
+  }
+
+  remove(id: string): Promise<boolean> {
+    return this.library.deleteDocument(id);
+  }
+
+  list(): Promise<DocumentRecord[]> {
+    return this.library.listDocuments();
+  }
+
+  source(id: string): Promise<string | undefined> {
+    return this.library.getSource(id);
+  }
+}
+
+function fragmentOptionsOf(settings: IndexSettings) {
+  return { wordsPerFragment: settings.wordsPerFragment, windowLines: 20, windowStride: 10 };
+}
