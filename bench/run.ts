@@ -10,6 +10,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { browserSection } from './browser';
+import { embedderSection } from './embedder';
+import { rerankSection } from './rerank';
 import { speedSection } from './speed';
 
 export interface BenchSection {
@@ -26,7 +29,7 @@ export interface SectionOutput {
   markdown: string;
 }
 
-const sections: BenchSection[] = [speedSection];
+const sections: BenchSection[] = [speedSection, rerankSection, embedderSection, browserSection];
 
 const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
 

@@ -49,8 +49,9 @@ export interface Run {
   vectors: VectorSet | null;
   /** Concatenated semantic relation, or null when a document has none. */
   semantic: CsrMatrix | null;
-  /** Per-fragment source text, built lazily for BM25. */
+  /** BM25 index over the run's fragments, built on first use (IDF spans the whole run). */
   bm25: Bm25Index | null;
+  /** Source text of each document, in run order. */
   sources: readonly string[];
 }
 
