@@ -7,6 +7,7 @@ import {
   STATIC_EMBEDDER_ID,
   decodeStaticModel,
   embedTexts,
+  type SifOptions,
   type StaticModel,
 } from '../core/embed/static';
 import { AbortError, type Progress } from '../workers/protocol';
@@ -63,27 +64,33 @@ async function checkpoint(signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) throw new AbortError();
 }
 
+/** The static embedder over a decoded model; `id` and SIF options name variants (tests). */
+export function staticEmbedder(
+  model: StaticModel,
+  id: string = STATIC_EMBEDDER_ID,
+  sif?: Partial<SifOptions>,
+): TextEmbedder {
+  return {
+    id,
+    dim: model.dim,
+    async embed(texts, { signal, onProgress }) {
+      const out = new Float32Array(texts.length * model.dim);
+      for (let at = 0; at < texts.length; at += STATIC_BATCH) {
+        const batch = texts.slice(at, at + STATIC_BATCH);
+        out.set(embedTexts(model, batch, sif).data, at * model.dim);
+        onProgress?.({ stage: 'embed', done: at + batch.length, total: texts.length });
+        if (at + STATIC_BATCH < texts.length) await checkpoint(signal);
+      }
+      return out;
+    },
+  };
+}
+
 export async function loadEmbedder(
   spec: EmbedderSpec,
   options: { signal?: AbortSignal; onProgress?: (p: Progress) => void } = {},
 ): Promise<TextEmbedder> {
-  if ('url' in spec) {
-    const model = await loadStaticModel(spec.url, options.signal);
-    return {
-      id: STATIC_EMBEDDER_ID,
-      dim: model.dim,
-      async embed(texts, { signal, onProgress }) {
-        const out = new Float32Array(texts.length * model.dim);
-        for (let at = 0; at < texts.length; at += STATIC_BATCH) {
-          const batch = texts.slice(at, at + STATIC_BATCH);
-          out.set(embedTexts(model, batch).data, at * model.dim);
-          onProgress?.({ stage: 'embed', done: at + batch.length, total: texts.length });
-          if (at + STATIC_BATCH < texts.length) await checkpoint(signal);
-        }
-        return out;
-      },
-    };
-  }
+  if ('url' in spec) return staticEmbedder(await loadStaticModel(spec.url, options.signal));
   const key = JSON.stringify(spec);
   let loading = transformerCache.get(key);
   if (!loading) {

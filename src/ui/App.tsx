@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { openLibrary, requestPersistentStorage, type DocumentRecord, type Library } from '../store';
 import { WorkerClient } from '../workers/client';
-import type { IndexApi } from '../workers/index.worker';
+import type { IndexApi } from '../workers/index-handlers';
 import { isAbortError } from '../workers/protocol';
 import type { RetrievalApi } from '../workers/retrieval.worker';
 import type { RetrievalResult, RetrievalSettings } from '../workers/retrieval-types';

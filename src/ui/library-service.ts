@@ -8,8 +8,8 @@ import { EMBEDDING_MODELS } from '../models/catalogue';
 import type { EmbedderSpec } from '../models/embedder';
 import { DEFAULT_HUB_HOST } from '../models/settings';
 import { relationParamsKey, type DocumentRecord, type Library } from '../store';
-import type { WorkerClient } from '../workers/client';
-import type { IndexApi } from '../workers/index.worker';
+import type { Caller } from '../workers/client';
+import type { IndexApi } from '../workers/index-handlers';
 import type { Progress } from '../workers/protocol';
 import { semanticParams } from '../workers/retrieval-params';
 
@@ -37,12 +37,17 @@ export const EMBEDDER_CHOICES = [
   })),
 ];
 
-export function embedderSpec(settings: IndexSettings): EmbedderSpec {
+export function embedderSpec(
+  settings: IndexSettings,
+  baseUrl: string = document.baseURI,
+): EmbedderSpec {
   if (settings.embedderId === STATIC_EMBEDDER_ID) {
-    return { id: STATIC_EMBEDDER_ID, url: new URL(STATIC_MODEL_PATH, document.baseURI).href };
+    return { id: STATIC_EMBEDDER_ID, url: new URL(STATIC_MODEL_PATH, baseUrl).href };
   }
   return { id: settings.embedderId, modelId: settings.embedderId, host: settings.hubHost };
 }
+
+export type Staleness = 'fresh' | 'relation' | 'vectors' | 'fragments';
 
 export interface JobCallbacks {
   signal: AbortSignal;
@@ -59,7 +64,9 @@ export class LibraryService {
 
   constructor(
     private readonly library: Library,
-    private readonly indexer: WorkerClient<IndexApi>,
+    private readonly indexer: Caller<IndexApi>,
+    /** Base URL the static embedder's asset is resolved against. */
+    private readonly baseUrl: string = globalThis.document?.baseURI ?? '',
   ) {}
 
   /**
@@ -68,7 +75,7 @@ export class LibraryService {
    */
   async addFile(file: File, settings: IndexSettings, job: JobCallbacks): Promise<DocumentRecord> {
     const docId = crypto.randomUUID();
-    const spec = embedderSpec(settings);
+    const spec = embedderSpec(settings, this.baseUrl);
     const r = await this.indexer.call(
       'index',
       {
@@ -119,30 +126,28 @@ export class LibraryService {
     return saved;
   }
 
-  /** What a stored document lacks under `settings`: nothing, its vectors, or its fragments. */
-  async staleness(
-    doc: DocumentRecord,
-    settings: IndexSettings,
-  ): Promise<'fresh' | 'vectors' | 'fragments'> {
+  /**
+   * What a stored document lacks under `settings`, and so what must be recomputed: nothing; its
+   * semantic relation (k changed); its vectors and relation (embedder changed); or everything
+   * (fragment size changed).
+   */
+  async staleness(doc: DocumentRecord, settings: IndexSettings): Promise<Staleness> {
     if (doc.fragmentOptions.wordsPerFragment !== settings.wordsPerFragment) return 'fragments';
     const parts = await this.library.listIndexParts(doc.id);
     if (!parts.embedderIds.includes(settings.embedderId)) return 'vectors';
     const key = relationParamsKey(semanticParams(settings.embedderId, settings.semanticK));
     const hasSemantic = parts.relations.some((r) => r.kind === 'semantic' && r.paramsKey === key);
-    return hasSemantic ? 'fresh' : 'vectors';
+    return hasSemantic ? 'fresh' : 'relation';
   }
 
-  /**
-   * Bring one stored document up to date: new fragment size means everything is recomputed;
-   * a new embedder (or k) means only vectors and the semantic relation are.
-   */
+  /** Bring one stored document up to date, recomputing exactly what `staleness` names. */
   async refresh(doc: DocumentRecord, settings: IndexSettings, job: JobCallbacks): Promise<boolean> {
     const stale = await this.staleness(doc, settings);
     if (stale === 'fresh') return false;
     const source = await this.library.getSource(doc.id);
     if (source === undefined)
       throw new Error(`The text of “${doc.name}” is missing; remove it and add it again.`);
-    const spec = embedderSpec(settings);
+    const spec = embedderSpec(settings, this.baseUrl);
     if (stale === 'fragments') {
       const r = await this.indexer.call(
         'index',
@@ -173,6 +178,23 @@ export class LibraryService {
             matrix: r.semantic,
           },
         ],
+      });
+      return true;
+    }
+    if (stale === 'relation') {
+      const stored = await this.library.getVectors(doc.id, settings.embedderId);
+      if (!stored)
+        throw new Error(`The vectors of “${doc.name}” are missing; remove it and add it again.`);
+      const r = await this.indexer.call(
+        'relate',
+        { vectors: stored.vectors, semanticK: settings.semanticK },
+        job,
+      );
+      await this.library.putRelation({
+        docId: doc.id,
+        kind: 'semantic',
+        params: semanticParams(settings.embedderId, settings.semanticK),
+        matrix: r.semantic,
       });
       return true;
     }

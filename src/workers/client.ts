@@ -21,11 +21,22 @@ export interface CallOptions {
   transfer?: Transferable[];
 }
 
+/** What callers of a worker need: a Worker behind WorkerClient, or handlers run in-process. */
+export interface Caller<Api extends Record<string, { payload: unknown; result: unknown }>> {
+  call<K extends keyof Api & string>(
+    kind: K,
+    payload: Api[K]['payload'],
+    options?: CallOptions,
+  ): Promise<Api[K]['result']>;
+}
+
 /**
  * Wraps one Worker. Calls are matched to answers by id; cancelling a call sends a `cancel`
  * message (the worker stops at its next check) and rejects at once with an AbortError.
  */
-export class WorkerClient<Api extends Record<string, { payload: unknown; result: unknown }>> {
+export class WorkerClient<
+  Api extends Record<string, { payload: unknown; result: unknown }>,
+> implements Caller<Api> {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 
