@@ -46,3 +46,4 @@ export {
   type RetrievalInput,
   type SelectionOptions,
 } from './fragrel';
+export * from './chat';
