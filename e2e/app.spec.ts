@@ -92,6 +92,18 @@ test('moving alpha re-ranks: the order and the bars change', async () => {
   expect(rerankMs).toBeGreaterThanOrEqual(0);
 });
 
+test('the strip is keyboard reachable: arrow keys move the reader along the book', async () => {
+  const strip = page.getByRole('slider', { name: /Fragment of pg11\.txt/ });
+  await strip.focus();
+  await strip.press('Home');
+  await expect(page.locator('#reader-title')).toContainText('fragment 1 of');
+  await strip.press('ArrowRight');
+  await expect(page.locator('#reader-title')).toContainText('fragment 2 of');
+  await strip.press('End');
+  const count = (await strip.getAttribute('aria-valuemax'))!;
+  await expect(page.locator('#reader-title')).toContainText(`fragment ${count} of ${count}`);
+});
+
 test('after a reload the library is back without re-indexing', async () => {
   await page.reload();
   await expect(page.getByTestId('library-item')).toHaveCount(1);

@@ -49,6 +49,8 @@ export function DocumentStrip(props: DocumentStripProps) {
   }, [independent, environment, final, offset, count, scale]);
 
   const marks = [...selected].filter((i) => i >= offset && i < offset + count);
+  const current =
+    focused !== null && focused >= offset && focused < offset + count ? focused : offset;
 
   const pick = (clientX: number, rect: DOMRect) => {
     const rel = (clientX - rect.left) / rect.width;
@@ -60,12 +62,35 @@ export function DocumentStrip(props: DocumentStripProps) {
       <figcaption>
         <strong>{doc.name}</strong> — {count} fragments, {marks.length} selected
       </figcaption>
+      {/* A slider over fragment positions: arrows, Home/End and PageUp/PageDown move the reader. */}
       <svg
         viewBox={`0 0 ${W} ${H}`}
         preserveAspectRatio="none"
-        role="img"
-        aria-label={`Scores across ${doc.name}: independent, environment and final score by position; ${marks.length} selected fragments marked`}
+        role="slider"
+        tabIndex={0}
+        aria-label={`Fragment of ${doc.name} to read. The strip plots independent, environment and final scores by position; ${marks.length} selected fragments are marked.`}
+        aria-valuemin={1}
+        aria-valuemax={count}
+        aria-valuenow={current - offset + 1}
+        aria-valuetext={`fragment ${current - offset + 1} of ${count}${selected.has(current) ? ', selected' : ''}`}
         onClick={(e) => pick(e.clientX, e.currentTarget.getBoundingClientRect())}
+        onKeyDown={(e) => {
+          const step = {
+            ArrowLeft: -1,
+            ArrowDown: -1,
+            ArrowRight: 1,
+            ArrowUp: 1,
+            PageDown: -10,
+            PageUp: 10,
+          }[e.key];
+          let next: number | null = null;
+          if (step !== undefined) next = current + step;
+          else if (e.key === 'Home') next = offset;
+          else if (e.key === 'End') next = offset + count - 1;
+          if (next === null) return;
+          e.preventDefault();
+          onPick(Math.min(offset + count - 1, Math.max(offset, next)));
+        }}
       >
         {marks.map((i) => (
           <rect key={i} className="strip__mark" x={x(i) - 1.5} y={0} width={3} height={H} />
