@@ -12,6 +12,7 @@ import { ExplanationView } from './components/ExplanationView';
 import { LibraryPanel, type Job } from './components/LibraryPanel';
 import { RankedList } from './components/RankedList';
 import { Reader } from './components/Reader';
+import { AnswerPanel } from './answer/AnswerPanel';
 import {
   EMBEDDER_CHOICES,
   LibraryService,
@@ -456,6 +457,7 @@ function Workspace({
             </div>
           </section>
         )}
+        <AnswerPanel result={result} sources={sources} library={library} onCite={setFocused} />
       </main>
     </>
   );

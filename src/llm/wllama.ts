@@ -1,0 +1,376 @@
+/**
+ * @file wllama: llama.cpp compiled to WebAssembly, running GGUF models on the CPU, for browsers
+ * without WebGPU. The library runs the model in its own worker; this module only loads it and
+ * adapts it to `LlmEngine`.
+ *
+ * The wasm file comes from our own build (a Vite `?url` import), never a CDN. The model comes
+ * from a URL the person gave (downloaded once, then kept in the browser's cache by wllama) or
+ * from a .gguf file they chose, read in place. Nothing else is fetched.
+ *
+ * A model with a chat template in its GGUF is sent chat messages; a base model without one (a
+ * story model, a code model) is sent the prompt's plain text to continue.
+ */
+import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
+import type { Wllama } from '@wllama/wllama/esm/index.js';
+import { errorText, hostOf, isAbort, STOPPED } from './errors';
+import type {
+  FinishReason,
+  GenerateOutcome,
+  GenerateRequest,
+  GenerateStats,
+  LlmEngine,
+  LlmError,
+  LoadProgress,
+} from './types';
+
+/** Where a GGUF model comes from. */
+export type GgufSource = { kind: 'url'; url: string } | { kind: 'file'; file: File };
+
+export interface WllamaOptions {
+  /** Context window to allocate, in tokens; capped at what the model was trained with. */
+  contextSize: number;
+  /** CPU threads; default: half the cores when the page is cross-origin isolated, else 1. */
+  threads?: number;
+}
+
+export const defaultWllamaOptions: Readonly<WllamaOptions> = Object.freeze({ contextSize: 4096 });
+
+/** The hub a "owner/repo/file.gguf" shorthand resolves against. */
+export const HUB_HOST = 'https://huggingface.co';
+
+/**
+ * A model URL from what the person typed: a full http(s) URL as is, or the hub shorthand
+ * `owner/repo/path/file.gguf` (→ `{hub}/owner/repo/resolve/main/path/file.gguf`). Null when it is
+ * neither.
+ */
+export function ggufUrl(input: string, hub: string = HUB_HOST): string | null {
+  const text = input.trim();
+  if (/^https?:\/\//i.test(text)) {
+    try {
+      return new URL(text).href;
+    } catch {
+      return null;
+    }
+  }
+  const parts = text.split('/').filter(Boolean);
+  if (parts.length < 3 || !/\.gguf$/i.test(text)) return null;
+  const [owner, repo, ...file] = parts;
+  return `${hub.replace(/\/+$/, '')}/${owner}/${repo}/resolve/main/${file.join('/')}`;
+}
+
+/** The display name of a source: the file name. */
+export function sourceName(source: GgufSource): string {
+  if (source.kind === 'file') return source.file.name;
+  try {
+    return decodeURIComponent(new URL(source.url).pathname.split('/').pop() || source.url);
+  } catch {
+    return source.url;
+  }
+}
+
+const GGUF_MAGIC = [0x47, 0x47, 0x55, 0x46]; // "GGUF"
+
+async function isGguf(blob: Blob): Promise<boolean> {
+  const head = new Uint8Array(await blob.slice(0, 4).arrayBuffer());
+  return GGUF_MAGIC.every((b, i) => head[i] === b);
+}
+
+export interface LoadedModelInfo {
+  name: string;
+  /** Bytes of the model file. */
+  size: number;
+  contextLimit: number;
+  trainedContext: number;
+  threads: number;
+  chatTemplate: boolean;
+}
+
+function loadError(message: string, detail?: unknown): LlmError {
+  return {
+    code: 'model-load',
+    message,
+    ...(detail !== undefined ? { detail: errorText(detail) } : {}),
+  };
+}
+
+/**
+ * Load a GGUF model. Resolves with the engine, or with an error value (never rejects). The
+ * signal cancels a download in progress.
+ */
+export async function loadWllama(
+  source: GgufSource,
+  options: WllamaOptions = defaultWllamaOptions,
+  events: { onProgress?: (p: LoadProgress) => void; signal?: AbortSignal } = {},
+): Promise<{ ok: true; engine: WllamaEngine } | { ok: false; error: LlmError }> {
+  const { onProgress, signal } = events;
+  const name = sourceName(source);
+  if (typeof WebAssembly !== 'object') {
+    return {
+      ok: false,
+      error: {
+        code: 'unsupported',
+        message:
+          'This browser cannot run WebAssembly, which wllama needs. Use an API engine instead.',
+      },
+    };
+  }
+  if (source.kind === 'file') {
+    if (source.file.size === 0) return { ok: false, error: loadError(`${name} is empty.`) };
+    if (!(await isGguf(source.file))) {
+      return {
+        ok: false,
+        error: loadError(
+          `${name} is not a GGUF model file (it does not start with “GGUF”). wllama reads llama.cpp's GGUF format; convert the model or pick a .gguf file.`,
+        ),
+      };
+    }
+  }
+  const { Wllama } = await import('@wllama/wllama/esm/index.js');
+  const wllama = new Wllama(
+    { default: wasmUrl },
+    {
+      suppressNativeLog: true,
+      // A model downloaded once loads from the cache when offline.
+      allowOffline: true,
+      logger: {
+        debug: () => {},
+        log: () => {},
+        warn: (...args: unknown[]) => console.warn('[wllama]', ...args),
+        // A prompt too long for the context is expected while fitting; it is handled.
+        error: (...args: unknown[]) => {
+          if (!OVERFLOW.test(args.map((a) => JSON.stringify(a) ?? '').join(' ')))
+            console.error('[wllama]', ...args);
+        },
+      },
+    },
+  );
+  const params = {
+    n_ctx: options.contextSize,
+    // CPU only: the WebGPU path belongs to WebLLM here.
+    n_gpu_layers: 0,
+    ...(options.threads ? { n_threads: options.threads } : {}),
+  };
+  let size = source.kind === 'file' ? source.file.size : 0;
+  let loaded = 0;
+  try {
+    if (source.kind === 'file') {
+      onProgress?.({ text: `Reading ${name}`, loaded: 0, total: size });
+      await wllama.loadModel([source.file], params);
+    } else {
+      onProgress?.({ text: `Downloading ${name}`, loaded: 0, total: 0 });
+      await wllama.loadModelFromUrl(source.url, {
+        ...params,
+        signal,
+        progressCallback: ({ loaded: l, total }) => {
+          loaded = Math.max(loaded, l);
+          size = total || size;
+          onProgress?.({ text: `Downloading ${name}`, loaded, total: total || 0 });
+        },
+      });
+    }
+  } catch (error) {
+    await wllama.exit().catch(() => {});
+    if (isAbort(error) || signal?.aborted) return { ok: false, error: STOPPED };
+    const text = errorText(error);
+    if (source.kind === 'url' && /download|fetch|network|HTTP|status/i.test(text)) {
+      return {
+        ok: false,
+        error: loadError(
+          `Could not download ${name} from ${hostOf(source.url)}. Check the URL and your connection.`,
+          error,
+        ),
+      };
+    }
+    return {
+      ok: false,
+      error: loadError(
+        `llama.cpp could not load ${name}. Is it a complete GGUF file of a model architecture llama.cpp supports?`,
+        error,
+      ),
+    };
+  }
+  const info = wllama.getLoadedContextInfo();
+  const trainedContext = info.n_ctx_train || info.n_ctx;
+  const model: LoadedModelInfo = {
+    name,
+    size,
+    contextLimit: Math.min(info.n_ctx, trainedContext),
+    trainedContext,
+    threads: wllama.getNumThreads(),
+    chatTemplate: Boolean(wllama.getChatTemplate()),
+  };
+  onProgress?.({ text: `Loaded ${name}`, loaded: size, total: size });
+  return { ok: true, engine: new WllamaEngine(wllama, model) };
+}
+
+const OVERFLOW =
+  /exceeds the available context|exceed_context_size|context size|kv.cache|kv_cache_full/i;
+
+/** Cut a text at whitespace into pieces of at most `maxChars` (one character is at least one token's worth). */
+function splitForCounting(text: string, maxChars: number): string[] {
+  const pieces: string[] = [];
+  let at = 0;
+  while (at < text.length) {
+    let end = Math.min(text.length, at + maxChars);
+    if (end < text.length) {
+      const space = text.lastIndexOf(' ', end);
+      if (space > at) end = space;
+    }
+    pieces.push(text.slice(at, end));
+    at = end;
+  }
+  return pieces;
+}
+
+interface Timings {
+  predicted_n?: number;
+  predicted_per_second?: number;
+  prompt_n?: number;
+}
+
+export class WllamaEngine implements LlmEngine {
+  readonly kind = 'wllama' as const;
+  readonly exactTokenCounts = true;
+  readonly contextLimit: number;
+  readonly promptStyle: 'chat' | 'text';
+  readonly label: string;
+  /** One request at a time: llama.cpp's slots are few and the CPU is shared. */
+  private queue: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly wllama: Wllama,
+    readonly model: LoadedModelInfo,
+  ) {
+    this.contextLimit = model.contextLimit;
+    this.promptStyle = model.chatTemplate ? 'chat' : 'text';
+    this.label = `${model.name} on the CPU (wllama)`;
+  }
+
+  private serial<T>(work: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(work, work);
+    this.queue = run.catch(() => {});
+    return run;
+  }
+
+  /**
+   * The model's own count: a completion of zero new tokens reports the prompt's size. llama.cpp
+   * keeps the evaluated prompt in its cache, so counting the prompt about to be sent costs
+   * little of the generation that follows. A text longer than the context is refused before it
+   * is evaluated, with its size in the message; failing that, it is counted in pieces.
+   */
+  countTokens(text: string, signal?: AbortSignal): Promise<number> {
+    return this.serial(async () => {
+      try {
+        return await this.promptTokens(text, signal);
+      } catch (error) {
+        if (isAbort(error)) throw error;
+        const size = /request \((\d+) tokens\)/.exec(errorText(error));
+        if (size) return Number(size[1]);
+        if (!OVERFLOW.test(errorText(error))) throw error;
+      }
+      let total = 0;
+      const pieces = splitForCounting(text, Math.floor(this.contextLimit / 2));
+      for (const piece of pieces) total += await this.promptTokens(piece, signal);
+      // Each piece was counted with its own start-of-text token.
+      return total - (pieces.length - 1);
+    });
+  }
+
+  private async promptTokens(text: string, signal?: AbortSignal): Promise<number> {
+    const r = await this.wllama.createCompletion({
+      prompt: text,
+      max_tokens: 0,
+      ...(signal ? { abortSignal: signal } : {}),
+    });
+    return r.usage.prompt_tokens;
+  }
+
+  generate(request: GenerateRequest): Promise<GenerateOutcome> {
+    return this.serial(() => this.run(request));
+  }
+
+  private async run(request: GenerateRequest): Promise<GenerateOutcome> {
+    const started = performance.now();
+    let text = '';
+    let firstAt: number | undefined;
+    let pieces = 0;
+    let finish: FinishReason = 'stop';
+    let timings: Timings | undefined;
+    let promptTokens: number | undefined;
+    const stats = (): GenerateStats => {
+      const end = performance.now();
+      const s: GenerateStats = { elapsedMs: end - started };
+      if (firstAt !== undefined) s.firstTokenMs = firstAt - started;
+      if (promptTokens !== undefined) s.promptTokens = promptTokens;
+      s.completionTokens = timings?.predicted_n ?? pieces;
+      if (timings?.predicted_per_second) s.tokensPerSecond = timings.predicted_per_second;
+      else if (firstAt !== undefined && pieces > 1 && end > firstAt)
+        s.tokensPerSecond = ((pieces - 1) * 1000) / (end - firstAt);
+      return s;
+    };
+    const onChunk = (chunk: {
+      choices: Array<{
+        finish_reason: string | null;
+        text?: string;
+        delta?: { content?: string | null };
+      }>;
+      timings?: Timings;
+      usage?: { prompt_tokens?: number } | null;
+    }) => {
+      const choice = chunk.choices[0];
+      const piece = choice?.text ?? choice?.delta?.content ?? '';
+      if (piece) {
+        firstAt ??= performance.now();
+        pieces++;
+        text += piece;
+        request.onToken?.(piece);
+      }
+      if (choice?.finish_reason === 'length') finish = 'length';
+      if (chunk.timings) timings = chunk.timings;
+      if (typeof chunk.usage?.prompt_tokens === 'number') promptTokens = chunk.usage.prompt_tokens;
+    };
+    if (request.signal?.aborted) return { ok: false, text, error: STOPPED, stats: stats() };
+    const common = {
+      max_tokens: request.maxTokens,
+      stream: true as const,
+      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+      ...(request.signal ? { abortSignal: request.signal } : {}),
+    };
+    try {
+      if (this.promptStyle === 'text') {
+        await this.wllama.createCompletion({ ...common, prompt: request.text, onData: onChunk });
+      } else {
+        await this.wllama.createChatCompletion({
+          ...common,
+          messages: request.messages.map(({ role, content }) => ({ role, content })),
+          onData: onChunk,
+        });
+      }
+    } catch (error) {
+      if (isAbort(error) || request.signal?.aborted)
+        return { ok: false, text, error: STOPPED, stats: stats() };
+      return { ok: false, text, error: this.generationError(error), stats: stats() };
+    }
+    return { ok: true, text, finish, stats: stats() };
+  }
+
+  private generationError(error: unknown): LlmError {
+    const detail = errorText(error);
+    if (OVERFLOW.test(detail)) {
+      return {
+        code: 'context-length',
+        message: `The prompt does not fit the ${this.contextLimit.toLocaleString('en')}-token context of ${this.model.name}. Lower the answer length or the retrieval budget.`,
+        detail,
+      };
+    }
+    return {
+      code: 'engine',
+      message: `${this.model.name} failed while generating. Load the model again; if it keeps failing, try another model.`,
+      detail,
+    };
+  }
+
+  dispose(): Promise<void> {
+    return this.wllama.exit().catch(() => {});
+  }
+}

@@ -1,0 +1,418 @@
+import { useEffect, useId, useRef } from 'react';
+import { hostOf } from '../../llm/errors';
+import {
+  ENGINE_KINDS,
+  ENGINE_LABELS,
+  OPENAI_PRESETS,
+  apiSettingsProblem,
+  isApiEngine,
+  type ApiEngineSettings,
+  type EngineSettings,
+} from '../../llm/settings';
+import type { EngineKind, LlmError } from '../../llm/types';
+import { WEBLLM_MODELS, describeWebLlmModel } from '../../llm/webllm-catalogue';
+import type { LocalModelState } from './useLocalModel';
+
+export interface KeyField {
+  /** The key of the current endpoint ('' when none). */
+  value: string;
+  /** The "remember" box. */
+  remember: boolean;
+  /** The key is stored on this device (Forget is offered). */
+  stored: boolean;
+  onChange: (key: string) => void;
+  onRemember: (remember: boolean) => void;
+  onForget: () => void;
+}
+
+export interface EngineSettingsProps {
+  settings: EngineSettings;
+  onChange: (next: EngineSettings) => void;
+  apiKey: KeyField;
+  /** The in-browser model of the current engine, when one is loading, loaded or failed. */
+  local: LocalModelState | null;
+  onLoad: () => void;
+  onUnload: () => void;
+  /** A .gguf file chosen or dropped (not stored). */
+  ggufFile: File | null;
+  onGgufFile: (file: File | null) => void;
+  /** Why WebLLM cannot run here (probed when it is picked), or null. */
+  webgpuProblem: LlmError | null;
+  /** Whether a model can be loaded now (a source is set). */
+  canLoad: boolean;
+  busy: boolean;
+}
+
+const mb = (bytes: number) =>
+  bytes >= 1e9 ? `${(bytes / 1e9).toFixed(2)} GB` : `${(bytes / 1e6).toFixed(1)} MB`;
+
+/** The engine's settings: which engine, its endpoint or model, the key, the answer length. */
+export function EngineSettingsForm(props: EngineSettingsProps) {
+  const { settings, onChange } = props;
+  const id = useId();
+  const setKind = (kind: EngineKind) => onChange({ ...settings, kind });
+  return (
+    <fieldset className="engine" data-testid="engine-settings">
+      <legend>Answer engine</legend>
+      <div className="engine__row">
+        <label htmlFor={`${id}-kind`}>Engine</label>
+        <select
+          id={`${id}-kind`}
+          value={settings.kind}
+          onChange={(e) => setKind(e.target.value as EngineKind)}
+        >
+          {ENGINE_KINDS.map((k) => (
+            <option key={k} value={k}>
+              {ENGINE_LABELS[k]}
+            </option>
+          ))}
+        </select>
+      </div>
+      <p className="engine__privacy" data-testid="engine-privacy">
+        {privacyLine(settings)}
+      </p>
+      {settings.kind === 'openai' && (
+        <ApiFields
+          idPrefix={`${id}-openai`}
+          value={settings.openai}
+          onChange={(openai) => onChange({ ...settings, openai })}
+          apiKey={props.apiKey}
+          presets
+        />
+      )}
+      {settings.kind === 'anthropic' && (
+        <ApiFields
+          idPrefix={`${id}-anthropic`}
+          value={settings.anthropic}
+          onChange={(anthropic) => onChange({ ...settings, anthropic })}
+          apiKey={props.apiKey}
+        />
+      )}
+      {settings.kind === 'wllama' && <WllamaFields {...props} idPrefix={`${id}-wllama`} />}
+      {settings.kind === 'webllm' && <WebLlmFields {...props} idPrefix={`${id}-webllm`} />}
+      {!isApiEngine(settings.kind) && <LocalStatus {...props} />}
+      <div className="engine__row">
+        <label htmlFor={`${id}-answer-tokens`}>Answer length (tokens)</label>
+        <input
+          id={`${id}-answer-tokens`}
+          type="number"
+          min={16}
+          max={32768}
+          step={16}
+          value={settings.answerTokens}
+          onChange={(e) => {
+            const v = Number(e.target.value);
+            if (Number.isFinite(v) && v >= 16)
+              onChange({ ...settings, answerTokens: Math.round(v) });
+          }}
+        />
+      </div>
+    </fieldset>
+  );
+}
+
+function privacyLine(settings: EngineSettings): string {
+  if (settings.kind === 'openai' || settings.kind === 'anthropic') {
+    const host = hostOf(settings[settings.kind].baseUrl) || 'the endpoint';
+    return `Your question and the selected excerpts are sent to ${host}, and your key goes only there.`;
+  }
+  return 'Runs in this page: nothing leaves your computer, apart from downloading the model when you ask for it.';
+}
+
+function ApiFields({
+  idPrefix,
+  value,
+  onChange,
+  apiKey,
+  presets = false,
+}: {
+  idPrefix: string;
+  value: ApiEngineSettings;
+  onChange: (next: ApiEngineSettings) => void;
+  apiKey: KeyField;
+  presets?: boolean;
+}) {
+  const problem = apiSettingsProblem(value);
+  return (
+    <>
+      {presets && (
+        <div className="engine__row">
+          <label htmlFor={`${idPrefix}-preset`}>Preset</label>
+          <select
+            id={`${idPrefix}-preset`}
+            value={OPENAI_PRESETS.find((p) => p.baseUrl === value.baseUrl)?.baseUrl ?? ''}
+            onChange={(e) => {
+              const preset = OPENAI_PRESETS.find((p) => p.baseUrl === e.target.value);
+              if (preset) onChange({ ...value, baseUrl: preset.baseUrl, model: preset.model });
+            }}
+          >
+            <option value="">Custom</option>
+            {OPENAI_PRESETS.map((p) => (
+              <option key={p.baseUrl} value={p.baseUrl}>
+                {p.label}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
+      <div className="engine__row">
+        <label htmlFor={`${idPrefix}-url`}>Base URL</label>
+        <input
+          id={`${idPrefix}-url`}
+          type="url"
+          value={value.baseUrl}
+          spellCheck={false}
+          onChange={(e) => onChange({ ...value, baseUrl: e.target.value.trim() })}
+        />
+      </div>
+      <div className="engine__row">
+        <label htmlFor={`${idPrefix}-model`}>Model</label>
+        <input
+          id={`${idPrefix}-model`}
+          value={value.model}
+          spellCheck={false}
+          onChange={(e) => onChange({ ...value, model: e.target.value })}
+        />
+      </div>
+      <div className="engine__row">
+        <label htmlFor={`${idPrefix}-key`}>API key</label>
+        <input
+          id={`${idPrefix}-key`}
+          type="password"
+          autoComplete="off"
+          spellCheck={false}
+          value={apiKey.value}
+          placeholder="Not needed for most local servers"
+          onChange={(e) => apiKey.onChange(e.target.value.trim())}
+        />
+      </div>
+      <div className="engine__row engine__row--key">
+        <label>
+          <input
+            type="checkbox"
+            checked={apiKey.remember}
+            onChange={(e) => apiKey.onRemember(e.target.checked)}
+          />{' '}
+          Remember the key on this device
+        </label>
+        {apiKey.stored && (
+          <span className="engine__stored" data-testid="key-stored">
+            Stored in this browser, unencrypted.{' '}
+            <button type="button" onClick={apiKey.onForget}>
+              Forget the key
+            </button>
+          </span>
+        )}
+      </div>
+      <div className="engine__row">
+        <label htmlFor={`${idPrefix}-context`}>Context window (tokens)</label>
+        <input
+          id={`${idPrefix}-context`}
+          type="number"
+          min={256}
+          step={1024}
+          value={value.contextLimit}
+          onChange={(e) => {
+            const v = Number(e.target.value);
+            if (Number.isFinite(v) && v >= 256) onChange({ ...value, contextLimit: Math.round(v) });
+          }}
+        />
+      </div>
+      {problem && <p className="engine__hint">{problem}</p>}
+    </>
+  );
+}
+
+function WllamaFields(props: EngineSettingsProps & { idPrefix: string }) {
+  const { settings, onChange, ggufFile, onGgufFile, idPrefix } = props;
+  const area = useRef<HTMLDivElement>(null);
+
+  // The whole window takes dropped files as books (DropZone). A .gguf dropped here is taken
+  // first, in the capture phase, and the window's drop zone gets an empty drop so that it
+  // closes its overlay without trying to index the model as a book.
+  useEffect(() => {
+    const onDrop = (e: DragEvent) => {
+      if (!(e.target instanceof Node) || !area.current?.contains(e.target)) return;
+      e.preventDefault();
+      e.stopPropagation();
+      const file = [...(e.dataTransfer?.files ?? [])].find((f) => /\.gguf$/i.test(f.name));
+      const first = e.dataTransfer?.files?.[0];
+      onGgufFile(file ?? first ?? null);
+      window.dispatchEvent(
+        new DragEvent('drop', { dataTransfer: new DataTransfer(), cancelable: true }),
+      );
+    };
+    window.addEventListener('drop', onDrop, true);
+    return () => window.removeEventListener('drop', onDrop, true);
+  }, [onGgufFile]);
+
+  return (
+    <>
+      <div
+        ref={area}
+        className="engine__drop"
+        data-testid="gguf-drop"
+        onDragOver={(e) => e.preventDefault()}
+      >
+        {ggufFile ? (
+          <p>
+            Model file: <strong data-testid="gguf-file">{ggufFile.name}</strong> (
+            {mb(ggufFile.size)}){' '}
+            <button type="button" onClick={() => onGgufFile(null)}>
+              Use the URL instead
+            </button>
+          </p>
+        ) : (
+          <p>
+            Drop a <code>.gguf</code> model file here, or{' '}
+            <label className="engine__file">
+              choose one
+              <input
+                type="file"
+                accept=".gguf"
+                aria-label="GGUF model file"
+                onChange={(e) => {
+                  const file = e.target.files?.[0] ?? null;
+                  e.target.value = '';
+                  onGgufFile(file);
+                }}
+              />
+            </label>
+            . It is read in place, never uploaded.
+          </p>
+        )}
+      </div>
+      {!ggufFile && (
+        <div className="engine__row">
+          <label htmlFor={`${idPrefix}-url`}>GGUF URL</label>
+          <input
+            id={`${idPrefix}-url`}
+            value={settings.wllama.url}
+            spellCheck={false}
+            placeholder="https://…/model.gguf or owner/repo/file.gguf"
+            onChange={(e) =>
+              onChange({ ...settings, wllama: { ...settings.wllama, url: e.target.value.trim() } })
+            }
+          />
+        </div>
+      )}
+      <div className="engine__row">
+        <label htmlFor={`${idPrefix}-ctx`}>Context size (tokens)</label>
+        <input
+          id={`${idPrefix}-ctx`}
+          type="number"
+          min={256}
+          step={256}
+          value={settings.wllama.contextSize}
+          onChange={(e) => {
+            const v = Number(e.target.value);
+            if (Number.isFinite(v) && v >= 256)
+              onChange({ ...settings, wllama: { ...settings.wllama, contextSize: Math.round(v) } });
+          }}
+        />
+      </div>
+    </>
+  );
+}
+
+function WebLlmFields(props: EngineSettingsProps & { idPrefix: string }) {
+  const { settings, onChange, webgpuProblem, idPrefix } = props;
+  return (
+    <>
+      <div className="engine__row">
+        <label htmlFor={`${idPrefix}-model`}>Model</label>
+        <select
+          id={`${idPrefix}-model`}
+          value={settings.webllm.modelId}
+          onChange={(e) => onChange({ ...settings, webllm: { modelId: e.target.value } })}
+        >
+          {WEBLLM_MODELS.map((m) => (
+            <option key={m.id} value={m.id}>
+              {describeWebLlmModel(m)}
+            </option>
+          ))}
+        </select>
+      </div>
+      <p className="engine__hint">
+        Downloaded once from huggingface.co (weights) and raw.githubusercontent.com (model library),
+        then kept in the browser’s cache.
+      </p>
+      {webgpuProblem && (
+        <div className="engine__problem" role="alert" data-testid="webllm-unsupported">
+          <p>{webgpuProblem.message}</p>
+          {webgpuProblem.detail && <p className="stats">{webgpuProblem.detail}</p>}
+          <p>
+            <button type="button" onClick={() => onChange({ ...settings, kind: 'wllama' })}>
+              Use wllama
+            </button>{' '}
+            <button type="button" onClick={() => onChange({ ...settings, kind: 'openai' })}>
+              Use an OpenAI-compatible API
+            </button>{' '}
+            <button type="button" onClick={() => onChange({ ...settings, kind: 'anthropic' })}>
+              Use the Anthropic API
+            </button>
+          </p>
+        </div>
+      )}
+    </>
+  );
+}
+
+function LocalStatus({
+  local,
+  onLoad,
+  onUnload,
+  canLoad,
+  busy,
+  webgpuProblem,
+  settings,
+}: EngineSettingsProps) {
+  const blocked = settings.kind === 'webllm' && webgpuProblem !== null;
+  const progress = local?.progress;
+  return (
+    <div className="engine__local" data-testid="local-model" data-status={local?.status ?? 'none'}>
+      <button
+        type="button"
+        onClick={onLoad}
+        disabled={
+          !canLoad || blocked || busy || local?.status === 'loading' || local?.status === 'ready'
+        }
+      >
+        Load the model
+      </button>
+      {(local?.status === 'ready' || local?.status === 'loading') && (
+        <button type="button" onClick={onUnload}>
+          {local.status === 'loading' ? 'Cancel' : 'Unload'}
+        </button>
+      )}
+      {local?.status === 'loading' && (
+        <span role="status">
+          {progress?.text ?? 'Starting…'}
+          {progress && progress.total > 0 && (
+            <>
+              {' '}
+              <progress
+                max={progress.total}
+                value={progress.loaded}
+                aria-label="Model download"
+              />{' '}
+              {Math.round((progress.loaded / progress.total) * 100)}%
+            </>
+          )}
+        </span>
+      )}
+      {local?.status === 'ready' && local.engine && (
+        <span role="status" data-testid="local-model-ready">
+          Ready: {local.engine.label} · context {local.engine.contextLimit.toLocaleString('en')}{' '}
+          tokens
+        </span>
+      )}
+      {local?.status === 'error' && local.error && local.error.code !== 'aborted' && (
+        <span role="alert" className="engine__error" data-testid="local-model-error">
+          {local.error.message}
+          {local.error.detail && <span className="stats"> ({local.error.detail})</span>}
+        </span>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,42 @@
+/**
+ * @file The selected fragments of a retrieval result as the prompt builders take them.
+ */
+import type { PromptFragment } from '../../core/prompt';
+import type { RetrievalResult, RunDocument } from '../../workers/retrieval-types';
+
+export function documentOf(result: RetrievalResult, index: number): RunDocument | undefined {
+  return result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
+}
+
+/** "pg11.txt · fragment 31 · CHAPTER IX": the document, the fragment's place, its section. */
+export function fragmentLocation(result: RetrievalResult, index: number): string {
+  const doc = documentOf(result, index);
+  const n = doc ? index - doc.offset + 1 : index + 1;
+  const label = result.labels[index];
+  return `${doc?.name ?? 'document'} · fragment ${n}${label ? ` · ${label}` : ''}`;
+}
+
+/**
+ * The selected fragments in document order (Eq. 11), with their rank by final score and their
+ * text; null while the text of a document they come from is still loading.
+ */
+export function selectedFragments(
+  result: RetrievalResult,
+  sources: ReadonlyMap<string, string>,
+): PromptFragment[] | null {
+  const rankOf = new Map<number, number>();
+  result.selectedRanked.forEach((index, rank) => rankOf.set(index, rank));
+  const out: PromptFragment[] = [];
+  for (const index of result.selected) {
+    const doc = documentOf(result, index);
+    const text = doc ? sources.get(doc.docId) : undefined;
+    if (text === undefined) return null;
+    out.push({
+      index,
+      rank: rankOf.get(index) ?? out.length,
+      location: fragmentLocation(result, index),
+      text: text.slice(result.starts[index], result.ends[index]),
+    });
+  }
+  return out;
+}

@@ -1,0 +1,96 @@
+/**
+ * @file The in-browser model (wllama or WebLLM) of the answer panel: loaded on request, once
+ * per source, with its progress; disposed when the source changes or the panel goes away.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { STOPPED } from '../../llm/errors';
+import type { LlmEngine, LlmError, LoadProgress } from '../../llm/types';
+import { loadWebLlm } from '../../llm/webllm';
+import { loadWllama, type GgufSource, type WllamaOptions } from '../../llm/wllama';
+
+export type LocalSource =
+  | { kind: 'wllama'; source: GgufSource; options: WllamaOptions }
+  | { kind: 'webllm'; modelId: string };
+
+export interface LocalModelState {
+  /** Identity of the source this state is about. */
+  key: string;
+  status: 'loading' | 'ready' | 'error';
+  progress: LoadProgress | null;
+  engine: LlmEngine | null;
+  error: LlmError | null;
+}
+
+export function localSourceKey(source: LocalSource): string {
+  if (source.kind === 'webllm') return `webllm ${source.modelId}`;
+  const s = source.source;
+  const where =
+    s.kind === 'url' ? `url ${s.url}` : `file ${s.file.name} ${s.file.size} ${s.file.lastModified}`;
+  return `wllama ${where} ctx ${source.options.contextSize}`;
+}
+
+export function useLocalModel() {
+  const [state, setState] = useState<LocalModelState | null>(null);
+  const current = useRef<{ key: string; engine: Promise<LlmEngine | LlmError> } | null>(null);
+  const loading = useRef<AbortController | null>(null);
+
+  const unload = useCallback(() => {
+    loading.current?.abort();
+    loading.current = null;
+    const previous = current.current;
+    current.current = null;
+    setState(null);
+    void previous?.engine.then((e) => ('generate' in e ? e.dispose() : undefined));
+  }, []);
+
+  useEffect(() => unload, [unload]);
+
+  /**
+   * The engine for `source`: the loaded one when it is the same source, else a new load (the
+   * previous model is freed first: two models rarely fit in memory).
+   */
+  const load = useCallback(
+    (source: LocalSource, signal?: AbortSignal): Promise<LlmEngine | LlmError> => {
+      const key = localSourceKey(source);
+      if (current.current?.key === key) return current.current.engine;
+      unload();
+      const controller = new AbortController();
+      loading.current = controller;
+      signal?.addEventListener('abort', () => controller.abort(), { once: true });
+      setState({ key, status: 'loading', progress: null, engine: null, error: null });
+      const onProgress = (progress: LoadProgress) =>
+        setState((s) => (s?.key === key ? { ...s, progress } : s));
+      const events = { onProgress, signal: controller.signal };
+      const engine = (async (): Promise<LlmEngine | LlmError> => {
+        const r =
+          source.kind === 'wllama'
+            ? await loadWllama(source.source, source.options, events)
+            : await loadWebLlm(source.modelId, events);
+        if (loading.current === controller) loading.current = null;
+        if (current.current?.key !== key) {
+          if (r.ok) void r.engine.dispose();
+          return r.ok ? STOPPED : r.error;
+        }
+        if (!r.ok) {
+          // A failed or cancelled load is not kept: the next request tries again.
+          current.current = null;
+          setState({ key, status: 'error', progress: null, engine: null, error: r.error });
+          return r.error;
+        }
+        setState((s) => ({
+          key,
+          status: 'ready',
+          progress: s?.progress ?? null,
+          engine: r.engine,
+          error: null,
+        }));
+        return r.engine;
+      })();
+      current.current = { key, engine };
+      return engine;
+    },
+    [unload],
+  );
+
+  return { state, load, unload };
+}
