@@ -47,3 +47,4 @@ export {
   type SelectionOptions,
 } from './fragrel';
 export * from './chat';
+export * from './code';

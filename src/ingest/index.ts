@@ -25,3 +25,32 @@ export function ingestFiles(
 ): Promise<IngestResult> {
   return ingestFilesWith(files, { ...options, pdfjs: options.pdfjs ?? loadPdfjsBrowser });
 }
+
+// Code repositories (issue 5): a dropped .zip or folder to one repository document.
+export {
+  BINARY_EXTENSIONS,
+  GENERATED_DIRECTORIES,
+  GENERATED_FILES,
+  VENDORED_DIRECTORIES,
+  defaultRepoLimits,
+  ingestRepositoryFolder,
+  ingestRepositoryZip,
+  sanitizePath,
+  type FolderEntry,
+  type RepoIngestError,
+  type RepoIngestErrorCode,
+  type RepoIngestOptions,
+  type RepoIngestProgress,
+  type RepoIngestResult,
+  type RepoLimits,
+  type RepositoryDocument,
+  type RepositoryFile,
+  type SkipReason,
+  type SkippedFile,
+} from './repo';
+export {
+  GitignoreMatcher,
+  parseGitignore,
+  type GitignoreRule,
+  type IgnoreVerdict,
+} from './gitignore';
