@@ -12,14 +12,14 @@
  * `embedderSection` has the shape bench/run.ts expects of a section.
  * Run alone: `npm run assets && npx tsx bench/embedder.ts`.
  */
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { decodeStaticModel, embedTexts, type StaticModel } from '../src/core/embed/static';
 import { isFastTokenizable } from '../src/core/embed/spans';
 import { splitProse } from '../src/core/fragment';
 import { ensureGloveAsset, gloveAssetPath, sharedDatasetPath } from '../test/glove';
+import { writeResults } from './results-file';
 
 const WORDS_PER_FRAGMENT = 500;
 const SHORT_WORDS = 20;
@@ -201,19 +201,7 @@ export const embedderSection = {
 export async function runEmbedderBench(): Promise<EmbedderBenchResults> {
   const results = await measureEmbedder((line) => process.stderr.write(`[embedder] ${line}\n`));
   console.log(embedderMarkdown(results));
-  const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
-  mkdirSync(dir, { recursive: true });
-  const cpus = os.cpus();
-  const machine = {
-    node: process.version,
-    cpu: cpus[0]?.model ?? 'unknown',
-    cores: cpus.length,
-    date: new Date().toISOString(),
-  };
-  writeFileSync(
-    path.join(dir, 'embedder.json'),
-    `${JSON.stringify({ section: 'embedder', ...machine, results }, null, 2)}\n`,
-  );
+  writeResults('embedder', results);
   return results;
 }
 

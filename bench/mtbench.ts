@@ -25,13 +25,12 @@
  *
  * Run: `npx tsx bench/mtbench.ts` (writes bench/results/mtbench.json, prints markdown tables).
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { planChatMemory, type ChatEmbedder, type ChatMemoryOptions } from '../src/core/chat';
 import { embedTexts } from '../src/core/embed/static';
 import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
+import { writeResults } from './results-file';
 
 const TYPES = ['retrospection', 'continuation', 'conjunction'] as const;
 type QuestionType = (typeof TYPES)[number];
@@ -337,17 +336,6 @@ export const mtbenchSection = {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const results = runMtBench();
-  const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
-  mkdirSync(dir, { recursive: true });
-  const cpus = os.cpus();
-  const machine = {
-    node: process.version,
-    cpu: cpus[0]?.model ?? 'unknown',
-    date: new Date().toISOString(),
-  };
-  writeFileSync(
-    path.join(dir, 'mtbench.json'),
-    `${JSON.stringify({ machine, ...results }, null, 2)}\n`,
-  );
+  writeResults('mtbench', results);
   console.log(mtBenchMarkdown(results));
 }

@@ -39,10 +39,9 @@
  * and hurt. The JSON holds the means, those changes and the per-task means; per-question recalls
  * are not stored (the run is deterministic: rerun to get them). About 20 s on 2 cores.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import {
   countWords,
   defaultFragRelOptions,
@@ -72,6 +71,7 @@ import {
   type BabiSample,
 } from './quality/haystack';
 import type { BenchSection, SectionOutput } from './run';
+import { writeResults } from './results-file';
 
 const SEED = 20240601;
 const BUDGETS = [1000, 2000, 4000];
@@ -522,21 +522,7 @@ export const qualitySection: BenchSection = {
 export function runQualityBench(): QualityResults {
   const results = measureQuality((line) => process.stderr.write(`[quality] ${line}\n`));
   console.log(qualityMarkdown(results));
-  const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
-  mkdirSync(dir, { recursive: true });
-  const cpus = os.cpus();
-  const machine = {
-    node: process.version,
-    cpu: cpus[0]?.model ?? 'unknown',
-    cores: cpus.length,
-    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-    date: new Date().toISOString(),
-  };
-  writeFileSync(
-    path.join(dir, 'quality.json'),
-    `${JSON.stringify({ section: 'quality', ...machine, results }, null, 2)}\n`,
-  );
+  writeResults('quality', results);
   return results;
 }
 

@@ -6,13 +6,11 @@
  * To add a section, write bench/<name>.ts exporting an object of the `BenchSection` shape and
  * list it in `sections` below.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { browserSection } from './browser';
 import { embedderSection } from './embedder';
 import { rerankSection } from './rerank';
+import { machine, writeResults } from './results-file';
 import { speedSection } from './speed';
 
 export interface BenchSection {
@@ -31,20 +29,6 @@ export interface SectionOutput {
 
 const sections: BenchSection[] = [speedSection, rerankSection, embedderSection, browserSection];
 
-const resultsDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'results');
-
-function machine() {
-  const cpus = os.cpus();
-  return {
-    node: process.version,
-    cpu: cpus[0]?.model ?? 'unknown',
-    cores: cpus.length,
-    platform: `${os.platform()} ${os.release()} ${os.arch()}`,
-    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
-    date: new Date().toISOString(),
-  };
-}
-
 async function main() {
   const wanted = process.argv.slice(2);
   const unknown = wanted.filter((w) => !sections.some((s) => s.name === w));
@@ -53,7 +37,6 @@ async function main() {
       `Unknown benchmark section(s): ${unknown.join(', ')}. Known: ${sections.map((s) => s.name).join(', ')}.`,
     );
   }
-  mkdirSync(resultsDir, { recursive: true });
   const env = machine();
   console.log(
     `# FragRel Lens benchmarks\n\n${env.date}, Node ${env.node}, ${env.cpu} (${env.cores} cores)\n`,
@@ -63,11 +46,7 @@ async function main() {
     const log = (line: string) => process.stderr.write(`[${section.name}] ${line}\n`);
     log(section.description);
     const out = await section.run(log);
-    const file = path.join(resultsDir, `${section.name}.json`);
-    writeFileSync(
-      file,
-      JSON.stringify({ section: section.name, ...env, results: out.results }, null, 2) + '\n',
-    );
+    const file = writeResults(section.name, out.results);
     console.log(`## ${section.name}\n\n${out.markdown}\n`);
     log(`results written to ${path.relative(process.cwd(), file)}`);
   }

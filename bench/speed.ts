@@ -32,6 +32,7 @@ import {
   type Relation,
   type VectorSet,
 } from '../src/core';
+import { prng } from '../src/core/prng';
 
 const SIZES = [1_000, 10_000, 100_000];
 const NAIVE_MAX = 10_000;
@@ -41,17 +42,6 @@ const K = 16;
 const W_REL = 0.3;
 const ALPHA = 0.5;
 const BUDGET = 28_000;
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

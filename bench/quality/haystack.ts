@@ -20,19 +20,11 @@
  *    sentence of the text and the passage's own characters are left untouched.
  */
 import { isSentenceEnd } from '../../src/core';
+import { prng } from '../../src/core/prng';
+
+export { prng };
 
 /** mulberry32: a small seeded PRNG, uniform in [0, 1). Same generator as bench/speed.ts. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** A whole number in [0, n). */
 export function randomInt(rng: () => number, n: number): number {
   return Math.min(n - 1, Math.floor(rng() * n));

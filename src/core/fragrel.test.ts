@@ -12,17 +12,7 @@ import { topK } from './heap';
 import { contextRelation } from './relations/context';
 import { csrRelation } from './relations/csr';
 import type { Relation } from './types';
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './prng';
 
 /** A random sparse relation: up to 4 positive weights per row inside each document. */
 function randomCsr(kind: string, segments: number[], random: () => number): Relation {

@@ -1,19 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { contextRelation } from './context';
+import { prng } from '../prng';
 
 // Small seeded PRNG (mulberry32): random *scores* for equality-with-brute-force tests.
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /** Eq. 9 over the Eq. 7 kernel by the dense O(N^2) double sum. */
 function naiveEnvironment(sizes: number[], r: number, s: Float64Array): Float64Array {
   const out = new Float64Array(s.length);

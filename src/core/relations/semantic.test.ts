@@ -4,17 +4,7 @@ import type { CsrMatrix, VectorSet } from '../types';
 import { dot, normalizeRows } from '../vectors';
 import { csrRelation, validateCsr } from './csr';
 import { semanticNeighbours, semanticRelation } from './semantic';
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../prng';
 
 const csr = (size: number, rows: [number, number][][]): CsrMatrix => {
   const rowPtr = new Uint32Array(size + 1);

@@ -1,0 +1,14 @@
+/**
+ * @file A small seeded pseudo-random generator (mulberry32), uniform in [0, 1). Tests and
+ * benchmarks use it to draw reproducible scores, layouts and samples; never as embeddings.
+ */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
