@@ -33,10 +33,23 @@ export {
   type StoredRelation,
 } from './codec';
 export {
+  CHAT_TITLE_MAX,
+  UNTITLED_CHAT,
+  chatTitle,
+  readChatRecord,
+  readChatSettings,
+  titleFromMessage,
+  type ChatPatch,
+  type NewChat,
+} from './chats';
+export {
   LIBRARY_DB_NAME,
   LIBRARY_VERSION,
   SERIALIZATION_VERSION,
   MIGRATIONS,
+  type ChatRecord,
+  type ChatRoundRecord,
+  type ChatSettingsRecord,
   type DocumentRecord,
   type DocumentSection,
   type DocumentStatus,

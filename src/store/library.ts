@@ -46,7 +46,19 @@ import {
   type QuotaDetails,
 } from './errors';
 import {
+  UNTITLED_CHAT,
+  chatBytes,
+  newChatRecord,
+  patchChat,
+  readChatRecord,
+  withRound,
+  type ChatPatch,
+  type NewChat,
+} from './chats';
+import {
   LIBRARY_DB_NAME,
+  type ChatRecord,
+  type ChatRoundRecord,
   type DocumentRecord,
   type FragmentRef,
   type LibraryDb,
@@ -613,6 +625,89 @@ export class Library {
 
   clearQuestions(): Promise<void> {
     return this.guard(() => this.db.clear('questions'));
+  }
+
+  // Chats ---------------------------------------------------------------------------------------
+
+  /** Every conversation with its rounds, the most recently changed first. */
+  listChats(): Promise<ChatRecord[]> {
+    return this.guard(async () => {
+      const out: ChatRecord[] = [];
+      const index = this.db.transaction('chats', 'readonly').store.index('byUpdated');
+      let cursor = await index.openCursor(null, 'prev');
+      while (cursor) {
+        const chat = readChatRecord(cursor.value);
+        if (chat) out.push(chat);
+        cursor = await cursor.continue();
+      }
+      return out;
+    });
+  }
+
+  getChat(id: string): Promise<ChatRecord | undefined> {
+    return this.guard(async () => readChatRecord(await this.db.get('chats', id)) ?? undefined);
+  }
+
+  /** Start a conversation (no rounds yet); returns the stored record. */
+  createChat(input: NewChat = {}): Promise<ChatRecord> {
+    const record = newChatRecord(input);
+    return this.guard(
+      async () => {
+        await this.db.add('chats', record);
+        return record;
+      },
+      { what: 'a new chat', neededBytes: chatBytes(record) },
+    );
+  }
+
+  /**
+   * Write one round of a conversation in ONE transaction: read the record, put the round at
+   * `options.index` (default: after the last; an existing round is replaced), name an untitled
+   * conversation `options.title`, and write it back. Returns the stored record, or undefined
+   * when the conversation is gone (deleted in another tab).
+   */
+  saveChatRound(
+    id: string,
+    round: ChatRoundRecord,
+    options: { index?: number; title?: string } = {},
+  ): Promise<ChatRecord | undefined> {
+    return this.guard(
+      () => {
+        const tx = this.db.transaction('chats', 'readwrite');
+        return commit(tx, async () => {
+          const stored = readChatRecord(await tx.store.get(id));
+          if (!stored) return undefined;
+          let next = withRound(stored, round, options.index);
+          if (options.title !== undefined && stored.title === UNTITLED_CHAT) {
+            next = patchChat(next, { title: options.title }, round.at);
+          }
+          await tx.store.put(next);
+          return next;
+        });
+      },
+      { what: 'a chat message', neededBytes: textBytes(round.user) + textBytes(round.assistant) },
+    );
+  }
+
+  /** Rename, change the settings of, or (un)link documents to a conversation, in one transaction. */
+  updateChat(id: string, patch: ChatPatch, now?: number): Promise<ChatRecord | undefined> {
+    return this.guard(
+      () => {
+        const tx = this.db.transaction('chats', 'readwrite');
+        return commit(tx, async () => {
+          const stored = readChatRecord(await tx.store.get(id));
+          if (!stored) return undefined;
+          const next = patchChat(stored, patch, now);
+          await tx.store.put(next);
+          return next;
+        });
+      },
+      { what: 'a chat', neededBytes: roughBytes(patch) },
+    );
+  }
+
+  deleteChat(id: string): Promise<void> {
+    return this.guard(() => this.db.delete('chats', id));
   }
 }
 

@@ -52,9 +52,26 @@ function createV1Schema(db: IDBDatabase): void {
   db.createObjectStore('questions', { keyPath: 'id' });
 }
 
-/** A v1 library with one indexed book, a setting and three questions stored out of date order. */
-async function writeV1Library(factory: IDBFactory, name: string): Promise<void> {
-  const db = await rawOpen(factory, name, 1, createV1Schema);
+/**
+ * Frozen snapshot of schema version 2 as shipped, written by hand: version 1 and the `byDate`
+ * index on questions; no `chats` store.
+ */
+function createV2Schema(db: IDBDatabase): void {
+  db.createObjectStore('documents', { keyPath: 'id' });
+  db.createObjectStore('sources', { keyPath: 'docId' });
+  db.createObjectStore('fragments', { keyPath: 'docId' });
+  db.createObjectStore('vectors', { keyPath: ['docId', 'embedderId'] });
+  db.createObjectStore('relations', { keyPath: ['docId', 'kind', 'paramsKey'] });
+  db.createObjectStore('settings', { keyPath: 'key' });
+  db.createObjectStore('questions', { keyPath: 'id' }).createIndex('byDate', 'date');
+}
+
+/**
+ * A library written by v1 (or v2) code with one indexed book, a setting and three questions
+ * stored out of date order.
+ */
+async function writeV1Library(factory: IDBFactory, name: string, version: 1 | 2 = 1) {
+  const db = await rawOpen(factory, name, version, version === 1 ? createV1Schema : createV2Schema);
   const { source, fragments } = sampleText('old', 6);
   const table = packFragments(fragments);
   await rawPut(db, 'documents', [
@@ -149,7 +166,7 @@ function layout(db: IDBDatabase) {
 describe('schema versions', () => {
   it('are numbered 1, 2, ... with one migration per version', () => {
     expect(MIGRATIONS.map((m) => m.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
-    expect(LIBRARY_VERSION).toBe(2);
+    expect(LIBRARY_VERSION).toBe(3);
   });
 
   it('creates a fresh library at the current version with every store and index', async () => {
@@ -157,6 +174,7 @@ describe('schema versions', () => {
     expect(library.version).toBe(LIBRARY_VERSION);
     const stores = layout(unwrap(library.db));
     expect(stores.map((s) => s.name)).toEqual([
+      'chats',
       'documents',
       'fragments',
       'questions',
@@ -168,6 +186,12 @@ describe('schema versions', () => {
     expect(stores.find((s) => s.name === 'questions')!.indexes).toEqual([
       { name: 'byDate', keyPath: 'date', unique: false, multiEntry: false },
     ]);
+    expect(stores.find((s) => s.name === 'chats')).toEqual({
+      name: 'chats',
+      keyPath: 'id',
+      autoIncrement: false,
+      indexes: [{ name: 'byUpdated', keyPath: 'updatedAt', unique: false, multiEntry: false }],
+    });
     library.close();
   });
 });
@@ -231,8 +255,8 @@ describe('migration from an older version', () => {
   it('runs a step that rewrites data with a cursor inside the upgrade transaction', async () => {
     const factory = new IDBFactory();
     await writeV1Library(factory, 'lib');
-    const v3: Migration = {
-      version: 3,
+    const next: Migration = {
+      version: LIBRARY_VERSION + 1,
       description: 'test only: upper-case document names',
       async run(_db, tx) {
         let cursor = await tx.objectStore('documents').openCursor();
@@ -242,8 +266,8 @@ describe('migration from an older version', () => {
         }
       },
     };
-    const library = await openLibrary('lib', { factory, migrations: [...MIGRATIONS, v3] });
-    expect(library.version).toBe(3);
+    const library = await openLibrary('lib', { factory, migrations: [...MIGRATIONS, next] });
+    expect(library.version).toBe(LIBRARY_VERSION + 1);
     expect((await library.listDocuments()).map((d) => d.name)).toEqual(['OLD BOOK.TXT']);
     expect((await library.listQuestions()).map((q) => q.id)).toEqual(['c', 'b', 'a']);
     library.close();
@@ -254,7 +278,7 @@ describe('migration from an older version', () => {
     await writeV1Library(factory, 'lib');
     vi.spyOn(console, 'error').mockImplementation(() => {});
     const broken: Migration = {
-      version: 3,
+      version: LIBRARY_VERSION + 1,
       description: 'test only: fails half way',
       async run(_db, tx) {
         await tx.objectStore('documents').clear();
@@ -267,11 +291,61 @@ describe('migration from an older version', () => {
     expect(error).toBeInstanceOf(StoreError);
     expect((error as StoreError).code).toBe('unavailable');
 
-    // v2 did not commit either (one upgrade transaction): reopening runs it again on intact data.
+    // The shipped steps did not commit either (one upgrade transaction): reopening runs them
+    // again on intact data.
     const library = await openLibrary('lib', { factory });
-    expect(library.version).toBe(2);
+    expect(library.version).toBe(LIBRARY_VERSION);
     expect((await library.listDocuments()).map((d) => d.id)).toEqual(['old']);
     library.close();
+  });
+});
+
+describe('migration from v2 to v3 (chats)', () => {
+  it('opens a hand-written v2 library with data at v3, with the data intact and an empty chats store', async () => {
+    const factory = new IDBFactory();
+    await writeV1Library(factory, 'lib', 2);
+    const before = await rawOpen(factory, 'lib', 2);
+    expect(before.objectStoreNames.contains('chats')).toBe(false);
+    before.close();
+
+    const library = await openLibrary('lib', { factory });
+    expect(library.version).toBe(3);
+    expect(await library.listChats()).toEqual([]);
+
+    // Everything written at v2 is there and readable.
+    expect((await library.listDocuments()).map((d) => d.name)).toEqual(['Old book.txt']);
+    expect(await library.getSetting('budget', 2000)).toBe(4000);
+    expect((await library.listQuestions()).map((q) => q.id)).toEqual(['c', 'b', 'a']);
+    const index = (await library.loadDocumentIndex('old', 'glove-100d'))!;
+    expect(index.source).toBe(sampleText('old', 6).source);
+    expect(index.vectors!.data).toEqual(sampleVectors(6, 4).data);
+    expect(index.relations[0].matrix!.weight).toEqual(sampleCsr(6).weight);
+
+    // The new store works, and the layout is that of a library created fresh.
+    const chat = await library.createChat({ title: 'After the upgrade', docIds: ['old'], now: 10 });
+    await library.saveChatRound(chat.id, { user: 'Hello?', assistant: 'Hello.', at: 11 });
+    expect((await library.getChat(chat.id))!.rounds).toEqual([
+      { user: 'Hello?', assistant: 'Hello.', at: 11 },
+    ]);
+    const fresh = await openLibrary('lib', { factory: new IDBFactory() });
+    expect(layout(unwrap(library.db))).toEqual(layout(unwrap(fresh.db)));
+    fresh.close();
+    library.close();
+  });
+
+  it('runs the v3 step alone on a library opened by v2 code', async () => {
+    const factory = new IDBFactory();
+    const v2 = await openLibrary('lib', { factory, migrations: MIGRATIONS.slice(0, 2) });
+    expect(v2.version).toBe(2);
+    await v2.db.put('questions', { id: 'q', question: 'Kept?', docIds: [], date: 5, selected: [] });
+    v2.close();
+
+    const steps = MIGRATIONS.map((m) => vi.spyOn(m, 'run'));
+    const v3 = await openLibrary('lib', { factory });
+    expect(steps.map((s) => s.mock.calls.length)).toEqual([0, 0, 1]);
+    expect((await v3.listQuestions()).map((q) => q.question)).toEqual(['Kept?']);
+    expect(await v3.listChats()).toEqual([]);
+    v3.close();
   });
 });
 

@@ -13,6 +13,7 @@
  * | `relations` | `[docId, kind, paramsKey]`   | {@link RelationRecord}: CSR buffers or params    |
  * | `settings`  | `key`                        | {@link SettingRecord}                            |
  * | `questions` | `id`, index `byDate` (`date`)| {@link QuestionRecord}: the question history     |
+ * | `chats`     | `id`, index `byUpdated`      | {@link ChatRecord}: a conversation, its rounds   |
  *
  * Sources live apart from documents so that listing the library never loads a whole book.
  * Vectors and relations are keyed by what they were computed with, so changing the embedder or a
@@ -22,6 +23,7 @@
  * per-number boxing), and readers make typed-array views over the buffers they get back.
  */
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
+import type { ChatMemoryOptions } from '../core/chat/options';
 import type { FragmentOptions } from '../core/options';
 import type { TextKind } from '../core/types';
 
@@ -171,6 +173,52 @@ export interface QuestionRecord {
   answer?: string;
 }
 
+/** One round of a stored conversation: the person's message and the reply to it. */
+export interface ChatRoundRecord {
+  user: string;
+  /** The reply; what had arrived when it was stopped, if it was. */
+  assistant: string;
+  /** When the message was sent, ms since the epoch. */
+  at: number;
+  /** The reply was stopped before its end. */
+  stopped?: boolean;
+}
+
+/** The chat memory settings a person may change, per conversation; unset ones take the defaults. */
+export type ChatSettingsRecord = Partial<
+  Pick<
+    ChatMemoryOptions,
+    | 'memory'
+    | 'memoryAfterTokens'
+    | 'memoryAfterRounds'
+    | 'topTurns'
+    | 'recentTurns'
+    | 'wRel'
+    | 'alpha'
+    | 'scoring'
+    | 'budgetSplit'
+    | 'chatShare'
+  >
+>;
+
+/**
+ * One conversation, whole: its rounds live in the record, oldest first, because chat memory
+ * scores every past round for each new message anyway. A round is written in one transaction
+ * (read, append, put), so a crash keeps the conversation as it was before or after that round.
+ */
+export interface ChatRecord {
+  id: string;
+  title: string;
+  /** ms since the epoch. */
+  createdAt: number;
+  /** Last change (a round, a rename, a setting), ms since the epoch (indexed: `byUpdated`). */
+  updatedAt: number;
+  rounds: ChatRoundRecord[];
+  settings: ChatSettingsRecord;
+  /** Library documents the chat draws on; empty for a standalone chat. */
+  docIds: string[];
+}
+
 /** The typed schema idb checks every `get`/`put` against. */
 export interface LibrarySchema extends DBSchema {
   documents: { key: string; value: DocumentRecord };
@@ -180,6 +228,7 @@ export interface LibrarySchema extends DBSchema {
   relations: { key: [string, string, string]; value: RelationRecord };
   settings: { key: string; value: SettingRecord };
   questions: { key: string; value: QuestionRecord; indexes: { byDate: number } };
+  chats: { key: string; value: ChatRecord; indexes: { byUpdated: number } };
 }
 
 export type LibraryStoreName = StoreNames<LibrarySchema>;
@@ -223,6 +272,13 @@ export const MIGRATIONS: readonly Migration[] = [
     run(_db, tx) {
       // Creating an index over existing records indexes them all within this transaction.
       tx.objectStore('questions').createIndex('byDate', 'date');
+    },
+  },
+  {
+    version: 3,
+    description: 'chats: conversations with their rounds, index byUpdated (issue 6)',
+    run(db) {
+      db.createObjectStore('chats', { keyPath: 'id' }).createIndex('byUpdated', 'updatedAt');
     },
   },
 ];

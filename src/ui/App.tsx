@@ -13,6 +13,9 @@ import { LibraryPanel, type Job } from './components/LibraryPanel';
 import { RankedList } from './components/RankedList';
 import { Reader } from './components/Reader';
 import { AnswerPanel } from './answer/AnswerPanel';
+import { EngineProvider } from './answer/useEngine';
+import { ChatView } from './chat/ChatView';
+import { ViewSwitch, type MainView } from './chat/ViewSwitch';
 import {
   EMBEDDER_CHOICES,
   LibraryService,
@@ -148,6 +151,7 @@ function Workspace({
   const [focused, setFocused] = useState<number | null>(null);
   const [sources, setSources] = useState<Map<string, string>>(new Map());
   const [embedded, setEmbedded] = useState(0);
+  const [view, setView] = useState<MainView>('ask');
   const queue = useRef<Promise<unknown>>(Promise.resolve());
   const queryAbort = useRef<AbortController | null>(null);
 
@@ -328,7 +332,7 @@ function Workspace({
   const tickedCount = (documents ?? []).filter((d) => ticked.has(d.id)).length;
 
   return (
-    <>
+    <EngineProvider library={library}>
       <aside className="sidebar">
         <h1>FragRel Lens</h1>
         <DropZone onFiles={onFiles} accept={ACCEPT} />
@@ -360,7 +364,8 @@ function Workspace({
           <a href="./models.html">Check an embedding model</a>
         </p>
       </aside>
-      <main className="main">
+      <main className="main" data-view={view}>
+        <ViewSwitch view={view} onView={setView} />
         <div aria-live="polite">
           {notices.map((n) => (
             <div
@@ -379,6 +384,15 @@ function Workspace({
             </div>
           ))}
         </div>
+        <ChatView
+          active={view === 'chat'}
+          library={library}
+          retrieval={retrieval}
+          documents={documents ?? []}
+          ticked={ticked}
+          indexSettings={indexSettings}
+          retrievalSettings={retrievalSettings}
+        />
         <form className="ask" onSubmit={ask} role="search">
           <label htmlFor="question" className="visually-hidden">
             Question
@@ -457,8 +471,8 @@ function Workspace({
             </div>
           </section>
         )}
-        <AnswerPanel result={result} sources={sources} library={library} onCite={setFocused} />
+        <AnswerPanel result={result} sources={sources} onCite={setFocused} />
       </main>
-    </>
+    </EngineProvider>
   );
 }

@@ -3,34 +3,19 @@
  * answer whose citations open their fragments; stop, regenerate, copy, and see the exact prompt.
  *
  * The panel asks nothing of the network by itself. An API engine is called when the person
- * presses Answer; an in-browser model is downloaded when they press Load (or Answer).
+ * presses Answer; an in-browser model is downloaded when they press Load (or Answer). The engine
+ * and its settings are the workspace's (useEngine.tsx), shared with the chat.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { citedLabels } from '../../core/citations';
 import { storyQaPrompt, type Prompt, type PromptSource } from '../../core/prompt';
 import { fitPromptToEngine } from '../../llm/fit';
-import { KeyRing, type SettingsStore } from '../../llm/keys';
-import { probeCapabilities } from '../../models/capabilities';
-import {
-  ENGINE_SETTINGS_KEY,
-  apiSettingsProblem,
-  createApiEngine,
-  defaultEngineSettings,
-  isApiEngine,
-  keyScope,
-  normalizeEngineSettings,
-  type EngineSettings,
-} from '../../llm/settings';
-import type { FinishReason, GenerateStats, LlmEngine, LlmError } from '../../llm/types';
-import { webLlmUnsupported } from '../../llm/webllm';
-import { webLlmModel } from '../../llm/webllm-catalogue';
-import { ggufUrl } from '../../llm/wllama';
+import type { FinishReason, GenerateStats, LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { AnswerText } from './AnswerText';
-import { EngineSettingsForm } from './EngineSettings';
 import { selectedFragments } from './fragments';
 import { PromptDetails } from './PromptDetails';
-import { localSourceKey, useLocalModel, type LocalSource } from './useLocalModel';
+import { SharedEngineSettings, useEngine } from './useEngine';
 import './answer.css';
 
 export interface AnswerPanelProps {
@@ -38,8 +23,6 @@ export interface AnswerPanelProps {
   result: RetrievalResult | null;
   /** Source text per document id. */
   sources: ReadonlyMap<string, string>;
-  /** Where engine settings and remembered keys are kept (the library). */
-  library: SettingsStore;
   /** Open a fragment in the reader. */
   onCite: (fragmentIndex: number) => void;
 }
@@ -68,111 +51,15 @@ const STATUS_TEXT: Record<RunStatus, string> = {
   error: 'The answer could not be completed.',
 };
 
-export function AnswerPanel({ result, sources, library, onCite }: AnswerPanelProps) {
-  const [settings, setSettings] = useState<EngineSettings>(defaultEngineSettings);
-  const ring = useMemo(() => new KeyRing(library), [library]);
-  const [keysVersion, setKeysVersion] = useState(0);
-  const [rememberWanted, setRememberWanted] = useState<Record<string, boolean>>({});
-  const [ggufFile, setGgufFile] = useState<File | null>(null);
-  const [webgpuProblem, setWebgpuProblem] = useState<LlmError | null>(null);
+export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
+  const engine = useEngine();
   const [run, setRun] = useState<Run | null>(null);
   const [copied, setCopied] = useState<'copied' | 'failed' | null>(null);
   const [activeLabel, setActiveLabel] = useState<number | null>(null);
-  const local = useLocalModel();
   const abort = useRef<AbortController | null>(null);
   const runId = useRef(0);
-  const loadedSettings = useRef(false);
-
-  // Stored settings and remembered keys, once.
-  useEffect(() => {
-    let live = true;
-    void (async () => {
-      try {
-        const stored = await library.getSetting<unknown>(ENGINE_SETTINGS_KEY, null);
-        if (live) setSettings(normalizeEngineSettings(stored));
-        await ring.load();
-      } catch (e) {
-        console.warn('Answer settings could not be read:', e);
-      }
-      if (live) {
-        loadedSettings.current = true;
-        setKeysVersion((v) => v + 1);
-      }
-    })();
-    return () => {
-      live = false;
-    };
-  }, [library, ring]);
 
   useEffect(() => () => abort.current?.abort(), []);
-
-  const changeSettings = useCallback(
-    (next: EngineSettings) => {
-      setSettings(next);
-      if (loadedSettings.current) {
-        void library.setSetting(ENGINE_SETTINGS_KEY, next).catch((e: Error) => {
-          console.warn('Answer settings could not be saved:', e.message);
-        });
-      }
-    },
-    [library],
-  );
-
-  // WebLLM: say at once whether this browser can run it (a local probe, no request).
-  const webllmModel = webLlmModel(settings.webllm.modelId);
-  useEffect(() => {
-    if (settings.kind !== 'webllm') return;
-    let live = true;
-    void probeCapabilities().then((caps) => {
-      if (live) setWebgpuProblem(webLlmUnsupported(caps, webllmModel));
-    });
-    return () => {
-      live = false;
-    };
-  }, [settings.kind, webllmModel]);
-
-  // Keys belong to the engine and the origin of its base URL.
-  const scope = isApiEngine(settings.kind)
-    ? keyScope(settings.kind, settings[settings.kind].baseUrl)
-    : null;
-  // keysVersion changes whenever the ring does.
-  const { keyValue, keyStored } = useMemo(
-    () => ({ keyValue: ring.get(scope), keyStored: ring.isRemembered(scope), keysVersion }),
-    [ring, scope, keysVersion],
-  );
-  const remember = scope ? (rememberWanted[scope] ?? keyStored) : false;
-  const bump = () => setKeysVersion((v) => v + 1);
-  const apiKey = {
-    value: keyValue,
-    remember,
-    stored: keyStored,
-    onChange: (key: string) => {
-      if (!scope) return;
-      void ring.set(scope, key, remember).finally(bump);
-      bump();
-    },
-    onRemember: (on: boolean) => {
-      if (!scope) return;
-      setRememberWanted((w) => ({ ...w, [scope]: on }));
-      void ring.set(scope, ring.get(scope), on).finally(bump);
-    },
-    onForget: () => {
-      if (!scope) return;
-      setRememberWanted((w) => ({ ...w, [scope]: false }));
-      void ring.forget(scope).finally(bump);
-      bump();
-    },
-  };
-
-  // The in-browser model the current settings point to.
-  const localSource: LocalSource | null = useMemo(() => {
-    if (settings.kind === 'webllm') return { kind: 'webllm', modelId: settings.webllm.modelId };
-    if (settings.kind !== 'wllama') return null;
-    const options = { contextSize: settings.wllama.contextSize };
-    if (ggufFile) return { kind: 'wllama', source: { kind: 'file', file: ggufFile }, options };
-    const url = ggufUrl(settings.wllama.url);
-    return url ? { kind: 'wllama', source: { kind: 'url', url }, options } : null;
-  }, [settings.kind, settings.webllm.modelId, settings.wllama, ggufFile]);
 
   const fragments = useMemo(
     () => (result ? selectedFragments(result, sources) : null),
@@ -186,14 +73,7 @@ export function AnswerPanel({ result, sources, library, onCite }: AnswerPanelPro
       return 'Ask a question first: the answer is written from the fragments it selects.';
     if (result.selected.length === 0) return 'No fragments were selected for this question.';
     if (!fragments) return 'Loading the text of the selected fragments…';
-    if (isApiEngine(settings.kind)) return apiSettingsProblem(settings[settings.kind]);
-    if (settings.kind === 'webllm' && webgpuProblem) return webgpuProblem.message;
-    if (!localSource) {
-      return settings.kind === 'wllama'
-        ? 'Choose a .gguf model file, or enter its URL.'
-        : 'Choose a model.';
-    }
-    return null;
+    return engine.problem;
   })();
 
   const answer = useCallback(async () => {
@@ -222,29 +102,18 @@ export function AnswerPanel({ result, sources, library, onCite }: AnswerPanelPro
     const failWith = (error: LlmError) =>
       update({ status: error.code === 'aborted' ? 'stopped' : 'error', error });
 
-    let engine: LlmEngine | null;
-    if (isApiEngine(settings.kind)) {
-      engine = createApiEngine(settings, ring.get(scope) || undefined);
-    } else if (localSource) {
-      update({ status: 'loading' });
-      const loaded = await local.load(localSource, controller.signal);
-      if (!('generate' in loaded)) return failWith(loaded);
-      engine = loaded;
-    } else {
-      engine = null;
-    }
-    if (!engine) {
-      return failWith({ code: 'bad-request', message: blocker ?? 'Set up the engine first.' });
-    }
+    const acquired = await engine.acquire(controller.signal, () => update({ status: 'loading' }));
+    if (!('generate' in acquired)) return failWith(acquired);
+    const llm = acquired;
     if (controller.signal.aborted) return failWith({ code: 'aborted', message: 'Stopped.' });
 
-    update({ status: 'preparing', engineLabel: engine.label });
+    update({ status: 'preparing', engineLabel: llm.label });
     // Never reserve more than half the window for the answer: the excerpts need room too.
-    const answerTokens = Math.min(settings.answerTokens, Math.floor(engine.contextLimit / 2));
+    const answerTokens = Math.min(engine.settings.answerTokens, Math.floor(llm.contextLimit / 2));
     let fitted;
     try {
       fitted = await fitPromptToEngine(
-        engine,
+        llm,
         (budget) => storyQaPrompt({ question, fragments }, budget),
         answerTokens,
         controller.signal,
@@ -259,7 +128,7 @@ export function AnswerPanel({ result, sources, library, onCite }: AnswerPanelPro
     }
     if (!fitted.ok) return failWith({ code: 'context-length', message: fitted.reason });
     const prompt = fitted.prompt;
-    update({ status: 'streaming', prompt, exactCounts: engine.exactTokenCounts });
+    update({ status: 'streaming', prompt, exactCounts: llm.exactTokenCounts });
 
     // Tokens arrive faster than the screen redraws: gather them and paint once per frame.
     let pending = '';
@@ -271,10 +140,10 @@ export function AnswerPanel({ result, sources, library, onCite }: AnswerPanelPro
       pending = '';
       setRun((r) => (r && r.id === id ? { ...r, text: r.text + piece } : r));
     };
-    const outcome = await engine.generate({
+    const outcome = await llm.generate({
       messages: prompt.messages,
       text: prompt.text,
-      maxTokens: Math.max(16, Math.min(answerTokens, engine.contextLimit - prompt.tokens)),
+      maxTokens: Math.max(16, Math.min(answerTokens, llm.contextLimit - prompt.tokens)),
       signal: controller.signal,
       onToken: (t) => {
         pending += t;
@@ -294,7 +163,7 @@ export function AnswerPanel({ result, sources, library, onCite }: AnswerPanelPro
         text: outcome.text,
       });
     }
-  }, [result, fragments, settings, ring, scope, localSource, local, blocker]);
+  }, [result, fragments, engine]);
 
   const stop = () => abort.current?.abort();
 
@@ -321,7 +190,6 @@ export function AnswerPanel({ result, sources, library, onCite }: AnswerPanelPro
   const runSources = run?.prompt?.sources.length ?? 0;
   const cited = useMemo(() => new Set(citedLabels(runText, runSources)), [runText, runSources]);
 
-  const canLoad = localSource !== null;
   return (
     <section
       className="answer"
@@ -332,25 +200,7 @@ export function AnswerPanel({ result, sources, library, onCite }: AnswerPanelPro
       <h2 id="answer-title" className="card__title">
         Answer
       </h2>
-      <EngineSettingsForm
-        settings={settings}
-        onChange={changeSettings}
-        apiKey={apiKey}
-        local={
-          local.state && localSource && local.state.key === localSourceKey(localSource)
-            ? local.state
-            : null
-        }
-        onLoad={() => {
-          if (localSource) void local.load(localSource);
-        }}
-        onUnload={local.unload}
-        ggufFile={ggufFile}
-        onGgufFile={setGgufFile}
-        webgpuProblem={settings.kind === 'webllm' ? webgpuProblem : null}
-        canLoad={canLoad}
-        busy={busy}
-      />
+      <SharedEngineSettings busy={busy} />
       <div className="answer__actions">
         <button
           type="button"

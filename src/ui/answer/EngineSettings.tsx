@@ -114,7 +114,7 @@ export function EngineSettingsForm(props: EngineSettingsProps) {
 function privacyLine(settings: EngineSettings): string {
   if (settings.kind === 'openai' || settings.kind === 'anthropic') {
     const host = hostOf(settings[settings.kind].baseUrl) || 'the endpoint';
-    return `Your question and the selected excerpts are sent to ${host}, and your key goes only there.`;
+    return `Your question or message and the excerpts or earlier rounds chosen for it are sent to ${host}, and your key goes only there.`;
   }
   return 'Runs in this page: nothing leaves your computer, apart from downloading the model when you ask for it.';
 }

@@ -1,0 +1,130 @@
+/**
+ * @file The rounds of a conversation, oldest first, and the one being written. Each message can
+ * be opened in the memory panel ("What it remembered").
+ */
+import { useEffect, useRef } from 'react';
+import type { ChatRoundRecord } from '../../store';
+import type { LlmError } from '../../llm/types';
+
+export type PendingStatus = 'preparing' | 'loading' | 'streaming' | 'error';
+
+export interface PendingRound {
+  message: string;
+  text: string;
+  status: PendingStatus;
+  error: LlmError | null;
+}
+
+const PENDING_TEXT: Record<PendingStatus, string> = {
+  preparing: 'Recalling and preparing the prompt…',
+  loading: 'Loading the model…',
+  streaming: 'Writing…',
+  error: 'The reply could not be completed.',
+};
+
+export function MessageList({
+  rounds,
+  pending,
+  memoryRound,
+  onMemory,
+}: {
+  rounds: readonly ChatRoundRecord[];
+  pending: PendingRound | null;
+  /** The round the memory panel shows. */
+  memoryRound: number | null;
+  onMemory: (round: number) => void;
+}) {
+  const end = useRef<HTMLLIElement>(null);
+  const count = rounds.length;
+  const pendingText = pending?.text ?? '';
+  // Follow the conversation as it grows.
+  useEffect(() => {
+    end.current?.scrollIntoView?.({ block: 'nearest' });
+  }, [count, pendingText, pending?.status]);
+
+  if (count === 0 && !pending) {
+    return (
+      <p className="empty-state chat__empty">
+        Say something. While the conversation is short, all of it goes to the model; once it passes
+        the thresholds in the memory settings, the rounds most related to your new message are
+        recalled, with the latest ones kept verbatim. The panel below shows which, and why.
+      </p>
+    );
+  }
+  return (
+    <ol className="chat__messages" aria-label="Messages" data-testid="chat-messages">
+      {rounds.map((round, i) => (
+        <li
+          key={i}
+          className={`chat__round${memoryRound === i ? ' chat__round--memory' : ''}`}
+          data-testid="chat-round"
+          data-round={i + 1}
+          ref={i === count - 1 && !pending ? end : undefined}
+        >
+          <div className="msg msg--user">
+            <span className="msg__who">
+              You · round {i + 1}{' '}
+              <button
+                type="button"
+                className="link"
+                aria-pressed={memoryRound === i}
+                onClick={() => onMemory(i)}
+              >
+                What it remembered
+              </button>
+            </span>
+            <p className="msg__text">{round.user}</p>
+          </div>
+          <div className="msg msg--assistant">
+            <span className="msg__who">Assistant</span>
+            <p className="msg__text" data-testid="chat-reply">
+              {round.assistant}
+            </p>
+            {round.stopped && <p className="stats">Stopped before the end.</p>}
+          </div>
+        </li>
+      ))}
+      {pending && (
+        <li
+          className="chat__round chat__round--pending"
+          data-testid="chat-pending"
+          data-state={pending.status}
+          ref={end}
+        >
+          <div className="msg msg--user">
+            <span className="msg__who">You · round {count + 1}</span>
+            <p className="msg__text">{pending.message}</p>
+          </div>
+          <div className="msg msg--assistant">
+            <span className="msg__who">Assistant</span>
+            <p className="stats" role="status">
+              {PENDING_TEXT[pending.status]}
+            </p>
+            {pending.text && (
+              <p className="msg__text" aria-live="polite" data-testid="chat-streaming">
+                {pending.text}
+              </p>
+            )}
+            {pending.error && (
+              <div
+                className="answer__error"
+                role="alert"
+                data-testid="chat-error"
+                data-code={pending.error.code}
+              >
+                <p>{pending.error.message}</p>
+                {pending.error.detail && !pending.error.message.includes(pending.error.detail) && (
+                  <p className="stats">{pending.error.detail}</p>
+                )}
+                <p className="stats">
+                  Your message is back in the box below: send it again when ready. Nothing of this
+                  round was saved.
+                </p>
+              </div>
+            )}
+          </div>
+        </li>
+      )}
+    </ol>
+  );
+}
