@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 
 export default tseslint.config(
-  { ignores: ['dist', 'node_modules', 'public/models', 'bench/results', 'test-results'] },
+  { ignores: ['dist', 'dist-*', 'node_modules', 'public/models', 'bench/results', 'test-results'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
