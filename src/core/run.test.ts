@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { csrRelation } from './relations/csr';
-import { buildRun, rankRun, runIndependentScores, type RunDocumentIndex } from './run';
+import {
+  buildRun,
+  parseWindowLabel,
+  rankRun,
+  runIndependentScores,
+  windowsOverlapping,
+  type RunDocumentIndex,
+} from './run';
 import type { CsrMatrix } from './types';
 
 /** A document whose fragments are its sentences, one word each costing 1 per word. */
@@ -117,5 +124,85 @@ describe('runIndependentScores and rankRun', () => {
     expect(tight.cutoff).toBe(
       tight.scores.final[tight.selection.ranked[tight.selection.ranked.length - 1]],
     );
+  });
+});
+
+describe('the code relation in a run', () => {
+  // A repository of two files: a.js (windows 0, 1) and b.js (window 2), and a book.
+  const repoSource = ['function helper() {}', 'helper();', 'export const run = () => helper();'];
+  const repo: RunDocumentIndex = {
+    ...doc('repo', repoSource),
+    labels: ['a.js:1-20', 'a.js:11-30', 'b.js:1-20'],
+    // Eq. 8 as stored: window 2 relates to 0 strongly and to 1 weakly; 0 and 1 to each other.
+    code: {
+      size: 3,
+      rowPtr: Uint32Array.of(0, 1, 2, 4),
+      col: Uint32Array.of(1, 0, 0, 1),
+      weight: Float32Array.of(0.5, 0.5, 0.4, 0.1),
+    },
+  };
+  const book = doc('book', ['a helper of the ship', 'the crew ran']);
+
+  it('lays the code relation out over the run, with empty rows for documents without one', () => {
+    const run = buildRun([book, repo]);
+    expect(run.semantic).toBeNull();
+    expect(run.code).not.toBeNull();
+    expect([...run.code!.rowPtr]).toEqual([0, 0, 0, 1, 2, 4]);
+    expect([...run.code!.col]).toEqual([3, 2, 2, 3]);
+    expect(buildRun([book]).code).toBeNull();
+  });
+
+  it('Eq. 9 over the code relation, and alpha 0 equal to plain BM25', () => {
+    const run = buildRun([book, repo]);
+    const s = Float64Array.of(0, 0, 1, 0, 0);
+    const r = rankRun(run, s, { alpha: 0.5, relations: ['code'], budget: 1000, listed: 5 });
+    // s_env[4] = (0.4 * 1 + 0.1 * 0) / 0.5 = 0.8; the book's fragments have none.
+    expect(r.scores.environmentByKind.code[4]).toBeCloseTo(0.8, 6);
+    expect(r.scores.environmentByKind.code[0]).toBe(0);
+    expect(r.scores.final[4]).toBeCloseTo(0.4, 6);
+    const contributions = r.explanations.get(4)!.byKind.code.contributions;
+    expect(contributions.map((c) => c.index)).toEqual([2]);
+    const plain = rankRun(run, s, { alpha: 0, relations: ['code'], budget: 1000, listed: 5 });
+    expect([...plain.scores.final]).toEqual([...s]);
+  });
+
+  it('selects by count, and keeps excluded windows out of the ranking but not out of Eq. 9', () => {
+    const run = buildRun([book, repo]);
+    const s = Float64Array.of(0.1, 0.2, 1, 0.3, 0.6);
+    const all = rankRun(run, s, { relations: ['code'], budget: Infinity, maxSelected: 2 });
+    expect(all.selection.ranked.length).toBe(2);
+    expect(all.selection.ranked[0]).toBe(2);
+
+    const cursor = windowsOverlapping(run, 'repo', 'a.js', 1, 5);
+    expect(cursor).toEqual([2]);
+    const r = rankRun(run, s, {
+      relations: ['code'],
+      budget: Infinity,
+      maxSelected: 2,
+      listed: 5,
+      exclude: cursor,
+    });
+    expect([...r.top]).not.toContain(2);
+    expect(r.top.length).toBe(4);
+    expect([...r.selection.indices]).not.toContain(2);
+    expect(r.selection.indices.length).toBe(2);
+    // Document order, and the excluded window still lends its score: s_env[4] = 0.4*1+0.1*0.3 / 0.5.
+    expect([...r.selection.indices]).toEqual([...r.selection.indices].sort((x, y) => x - y));
+    expect(r.scores.environmentByKind.code[4]).toBeCloseTo((0.4 + 0.03) / 0.5, 6);
+    expect(r.explanations.get(r.selection.ranked[0])!.rank).toBe(0);
+  });
+
+  it('reads window labels and finds the windows around a line', () => {
+    expect(parseWindowLabel('src/a:b.js:11-30')).toEqual({
+      path: 'src/a:b.js',
+      first: 11,
+      last: 30,
+    });
+    expect(parseWindowLabel('CHAPTER IX')).toBeNull();
+    const run = buildRun([book, repo]);
+    expect(windowsOverlapping(run, 'repo', 'a.js', 15, 15)).toEqual([2, 3]);
+    expect(windowsOverlapping(run, 'repo', 'a.js', 25, 40)).toEqual([3]);
+    expect(windowsOverlapping(run, 'repo', 'b.js', 21, 40)).toEqual([]);
+    expect(windowsOverlapping(run, 'book', 'a.js', 1, 40)).toEqual([]);
   });
 });

@@ -3,6 +3,15 @@
  * out one after another (relations never cross a document), independent scores by mode
  * (Eq. 4), then FragRel (Eq. 9-11) with explanations for the fragments the panel lists.
  *
+ * Relation kinds: 'context' (Eq. 7, implicit), 'semantic' (Eq. 6, stored kNN) and 'code' (Eq. 8,
+ * the code-structure relation stored for repositories). A run may mix books and repositories:
+ * the code relation then has empty rows for the books' fragments (Eq. 9 gives them 0), while the
+ * semantic relation needs every document to have one.
+ *
+ * Code completion excludes windows from the ranking (the window holding the cursor, whose text
+ * is the query itself): they keep lending their scores to their neighbours in Eq. 9 but are
+ * never listed or selected. Code selects by count (`maxSelected`, the paper's top 10 windows).
+ *
  * Re-ranking (alpha, w_rel, relation kinds, budget) reuses the independent scores and the
  * stored relations: it is a few linear passes, never a re-embedding.
  */
@@ -31,10 +40,12 @@ export interface RunDocumentIndex {
   vectors?: VectorSet;
   /** The document's semantic kNN relation (Eq. 6), document-local indices. */
   semantic?: CsrMatrix;
+  /** A repository's code-structure relation (Eq. 8), document-local indices. */
+  code?: CsrMatrix;
 }
 
 export type ScoringMode = 'dense' | 'bm25' | 'hybrid';
-export type RunRelationKind = 'context' | 'semantic';
+export type RunRelationKind = 'context' | 'semantic' | 'code';
 
 export interface Run {
   documents: { docId: string; name: string; offset: number; count: number }[];
@@ -49,6 +60,8 @@ export interface Run {
   vectors: VectorSet | null;
   /** Concatenated semantic relation, or null when a document has none. */
   semantic: CsrMatrix | null;
+  /** Concatenated code relation (empty rows for documents without one), or null when none has. */
+  code: CsrMatrix | null;
   /** BM25 index over the run's fragments, built on first use (IDF spans the whole run). */
   bm25: Bm25Index | null;
   /** Source text of each document, in run order. */
@@ -86,7 +99,8 @@ export function buildRun(docs: readonly RunDocumentIndex[]): Run {
     costs,
     labels,
     vectors: concatVectors(docs),
-    semantic: concatCsr(docs, segments),
+    semantic: docs.every((d) => d.semantic) ? concatCsr(docs, segments, (d) => d.semantic) : null,
+    code: docs.some((d) => d.code) ? concatCsr(docs, segments, (d) => d.code) : null,
     bm25: null,
     sources: docs.map((d) => d.source),
   };
@@ -106,18 +120,30 @@ function concatVectors(docs: readonly RunDocumentIndex[]): VectorSet | null {
   return { dim, count, data };
 }
 
-function concatCsr(docs: readonly RunDocumentIndex[], segments: Uint32Array): CsrMatrix | null {
-  if (docs.length === 0 || docs.some((d) => !d.semantic)) return null;
+/** One relation over the run: each document's block at its offset; a missing one has empty rows. */
+function concatCsr(
+  docs: readonly RunDocumentIndex[],
+  segments: Uint32Array,
+  pick: (doc: RunDocumentIndex) => CsrMatrix | undefined,
+): CsrMatrix | null {
+  if (docs.length === 0) return null;
   const size = segments[docs.length];
-  const nnz = docs.reduce((n, d) => n + d.semantic!.col.length, 0);
+  const nnz = docs.reduce((n, d) => n + (pick(d)?.col.length ?? 0), 0);
   const rowPtr = new Uint32Array(size + 1);
   const col = new Uint32Array(nnz);
   const weight = new Float32Array(nnz);
   let at = 0;
   docs.forEach((doc, d) => {
-    const m = doc.semantic!;
+    const m = pick(doc);
     const offset = segments[d];
-    for (let i = 0; i < m.size; i++) rowPtr[offset + i + 1] = at + m.rowPtr[i + 1];
+    const count = segments[d + 1] - offset;
+    if (m && m.size !== count) {
+      throw new Error(
+        `FragRel: a stored relation of “${doc.name}” covers ${m.size} fragments, the document ${count}; index it again.`,
+      );
+    }
+    for (let i = 0; i < count; i++) rowPtr[offset + i + 1] = at + (m ? m.rowPtr[i + 1] : 0);
+    if (!m) return;
     for (let p = 0; p < m.col.length; p++) col[at + p] = m.col[p] + offset;
     weight.set(m.weight, at);
     at += m.col.length;
@@ -166,6 +192,13 @@ export interface RankOptions {
   /** How many fragments the ranked list shows (with explanations). */
   listed: number;
   contributorsPerKind: number;
+  /** Eq. 11: at most this many fragments (code: the top 10 windows; Infinity: the budget alone). */
+  maxSelected: number;
+  /**
+   * Fragments kept out of the ranking (code completion: the windows holding the cursor). They
+   * still count as neighbours in Eq. 9, but are never listed or selected.
+   */
+  exclude: ArrayLike<number>;
 }
 
 export const defaultRankOptions: Readonly<RankOptions> = Object.freeze({
@@ -175,6 +208,8 @@ export const defaultRankOptions: Readonly<RankOptions> = Object.freeze({
   budget: defaultFragRelOptions.budget,
   listed: 40,
   contributorsPerKind: defaultFragRelOptions.contributorsPerKind,
+  maxSelected: defaultFragRelOptions.maxSelected,
+  exclude: Object.freeze([]) as ArrayLike<number>,
 });
 
 export interface RankedRun {
@@ -198,8 +233,22 @@ export function runRelations(
   for (const kind of kinds) {
     if (kind === 'context') out.push(contextRelation(run.segments, wRel));
     else if (kind === 'semantic' && run.semantic) out.push(csrRelation('semantic', run.semantic));
+    else if (kind === 'code' && run.code) out.push(csrRelation('code', run.code));
   }
   return out;
+}
+
+/** The fragments of the run not in `exclude`, ascending (all of them when nothing is excluded). */
+function rankable(size: number, exclude: ArrayLike<number>): Uint32Array | null {
+  if (exclude.length === 0) return null;
+  const out = new Uint8Array(size);
+  for (let k = 0; k < exclude.length; k++) {
+    const i = exclude[k];
+    if (Number.isInteger(i) && i >= 0 && i < size) out[i] = 1;
+  }
+  const keep: number[] = [];
+  for (let i = 0; i < size; i++) if (!out[i]) keep.push(i);
+  return Uint32Array.from(keep);
 }
 
 /** Eq. 9-11 over the run from given independent scores; cheap enough to run per slider move. */
@@ -212,8 +261,24 @@ export function rankRun(
   const o = { ...defaultRankOptions, ...options };
   const relations = runRelations(run, o.relations, o.wRel);
   const scores = fragRelScores(independent, relations, { alpha: o.alpha }, reuse);
-  const selection = selectByBudget(scores.final, run.costs, o.budget);
-  const top = topK(scores.final, o.listed);
+  const keep = rankable(run.size, o.exclude);
+  let selection: Selection;
+  let top: Uint32Array;
+  if (!keep) {
+    selection = selectByBudget(scores.final, run.costs, o.budget, { maxSelected: o.maxSelected });
+    top = topK(scores.final, o.listed);
+  } else {
+    // Rank the kept fragments only, then map back (keep is ascending: document order holds).
+    const final = Float64Array.from(keep, (i) => scores.final[i]);
+    const costs = Uint32Array.from(keep, (i) => run.costs[i]);
+    const sub = selectByBudget(final, costs, o.budget, { maxSelected: o.maxSelected });
+    selection = {
+      ...sub,
+      indices: sub.indices.map((k) => keep[k]),
+      ranked: sub.ranked.map((k) => keep[k]),
+    };
+    top = topK(final, o.listed).map((k) => keep[k]);
+  }
   const explanations = new Map<number, Explanation>();
   top.forEach((i, rank) =>
     explanations.set(i, explain(i, rank, scores, relations, o.contributorsPerKind)),
@@ -234,4 +299,34 @@ export function rankRun(
     explanations,
     cutoff: last === undefined ? 0 : scores.final[last],
   };
+}
+
+/** A code window's label `path:first-last` (1-based inclusive lines), or null for other labels. */
+export function parseWindowLabel(
+  label: string,
+): { path: string; first: number; last: number } | null {
+  const m = /^(.*):(\d+)-(\d+)$/s.exec(label);
+  if (!m || m[1] === '') return null;
+  return { path: m[1], first: Number(m[2]), last: Number(m[3]) };
+}
+
+/**
+ * The run's code windows of file `path` in document `docId` whose lines overlap [first, last]
+ * (1-based, inclusive), ascending. Code completion excludes these around the cursor.
+ */
+export function windowsOverlapping(
+  run: Pick<Run, 'documents' | 'labels'>,
+  docId: string,
+  path: string,
+  first: number,
+  last: number,
+): number[] {
+  const doc = run.documents.find((d) => d.docId === docId);
+  if (!doc) return [];
+  const out: number[] = [];
+  for (let i = doc.offset; i < doc.offset + doc.count; i++) {
+    const w = parseWindowLabel(run.labels[i]);
+    if (w && w.path === path && w.first <= last && w.last >= first) out.push(i);
+  }
+  return out;
 }

@@ -5,9 +5,11 @@ import type { IndexApi } from '../workers/index-handlers';
 import { isAbortError } from '../workers/protocol';
 import type { RetrievalApi } from '../workers/retrieval.worker';
 import type { RetrievalResult, RetrievalSettings } from '../workers/retrieval-types';
+import { CodeView } from './code/CodeView';
+import { SkipReport, type RepositoryReportEntry } from './code/SkipReport';
 import { Controls } from './components/Controls';
 import { DocumentStrip } from './components/DocumentStrip';
-import { DropZone } from './components/DropZone';
+import { DropZone, type DroppedFolder } from './components/DropZone';
 import { ExplanationView } from './components/ExplanationView';
 import { LibraryPanel, type Job } from './components/LibraryPanel';
 import { RankedList } from './components/RankedList';
@@ -34,7 +36,7 @@ export const defaultRetrievalSettings: Readonly<RetrievalSettings> =
     budget: 2000,
   });
 
-const ACCEPT = '.txt,.md,.markdown,.html,.htm,.xhtml,.epub,.pdf';
+const ACCEPT = '.txt,.md,.markdown,.html,.htm,.xhtml,.epub,.pdf,.zip';
 
 interface Notice {
   id: number;
@@ -152,6 +154,8 @@ function Workspace({
   const [sources, setSources] = useState<Map<string, string>>(new Map());
   const [embedded, setEmbedded] = useState(0);
   const [view, setView] = useState<MainView>('ask');
+  const [reports, setReports] = useState<RepositoryReportEntry[]>([]);
+  const nextReport = useRef(1);
   const queue = useRef<Promise<unknown>>(Promise.resolve());
   const queryAbort = useRef<AbortController | null>(null);
 
@@ -212,9 +216,44 @@ function Workspace({
   const progressOf = (job: Job) => (p: Job['progress']) =>
     setJobs((all) => all.map((j) => (j.id === job.id ? { ...j, progress: p } : j)));
 
+  // A dropped repository (.zip or folder): its report is shown, and it opens in the code view.
+  const addRepository = useCallback(
+    (name: string, source: Parameters<LibraryService['addRepository']>[0]) =>
+      void runJob(name, 'add', async (signal, job) => {
+        const outcome = await service.addRepository(source, indexSettings, {
+          signal,
+          onProgress: progressOf(job),
+        });
+        setReports((r) => [
+          ...r,
+          {
+            id: nextReport.current++,
+            report: outcome.report,
+            error: outcome.error,
+            timings: outcome.timings,
+          },
+        ]);
+        if (!outcome.document) return;
+        await refreshDocuments();
+        setTicked(new Set([outcome.document.id]));
+      }),
+    [runJob, service, indexSettings, refreshDocuments],
+  );
+  const onFolder = useCallback(
+    (folder: DroppedFolder) =>
+      addRepository(folder.name, {
+        folder: { name: folder.name, entries: folder.entries, skipped: folder.skipped },
+      }),
+    [addRepository],
+  );
+
   const onFiles = useCallback(
     (files: File[]) => {
       for (const file of files) {
+        if (/\.zip$/i.test(file.name)) {
+          addRepository(file.name, { zip: file });
+          continue;
+        }
         void runJob(file.name, 'add', async (signal, job) => {
           const doc = await service.addFile(file, indexSettings, {
             signal,
@@ -225,7 +264,7 @@ function Workspace({
         });
       }
     },
-    [runJob, service, indexSettings, refreshDocuments],
+    [runJob, service, indexSettings, refreshDocuments, addRepository],
   );
 
   const onIndexSettings = useCallback(
@@ -330,12 +369,20 @@ function Workspace({
     return { low: Math.min(low, high), high };
   }, [result]);
   const tickedCount = (documents ?? []).filter((d) => ticked.has(d.id)).length;
+  // Every ticked document a repository: the code view (issue 5) takes the Ask view's place.
+  const tickedCode = useMemo(
+    () => (documents ?? []).filter((d) => ticked.has(d.id) && d.kind === 'code'),
+    [documents, ticked],
+  );
+  const codeMode = tickedCode.length > 0 && tickedCode.length === tickedCount;
+  const onCodeError = useCallback((message: string) => notify('error', message), [notify]);
+  const codeSource = useCallback((id: string) => service.source(id), [service]);
 
   return (
     <EngineProvider library={library}>
       <aside className="sidebar">
         <h1>FragRel Lens</h1>
-        <DropZone onFiles={onFiles} accept={ACCEPT} />
+        <DropZone onFiles={onFiles} onFolder={onFolder} accept={ACCEPT} />
         {documents === null ? (
           <p role="status">Opening your library…</p>
         ) : (
@@ -393,85 +440,106 @@ function Workspace({
           indexSettings={indexSettings}
           retrievalSettings={retrievalSettings}
         />
-        <form className="ask" onSubmit={ask} role="search">
-          <label htmlFor="question" className="visually-hidden">
-            Question
-          </label>
-          <input
-            id="question"
-            value={question}
-            onChange={(e) => setQuestion(e.target.value)}
-            placeholder={
-              tickedCount
-                ? `Ask ${tickedCount === 1 ? 'the ticked document' : `the ${tickedCount} ticked documents`}…`
-                : 'Add a book to ask it questions'
-            }
+        {reports.map((entry) => (
+          <SkipReport
+            key={entry.id}
+            entry={entry}
+            onDismiss={() => setReports((all) => all.filter((x) => x.id !== entry.id))}
           />
-          <button type="submit" className="primary" disabled={!tickedCount || !question.trim()}>
-            Ask
-          </button>
-        </form>
-        <Controls
-          retrieval={retrievalSettings}
-          index={indexSettings}
-          embedders={EMBEDDER_CHOICES}
-          onRetrieval={onRetrievalSettings}
-          onIndex={onIndexSettings}
-        />
-        {busy && !result && <p role="status">Scoring fragments…</p>}
-        {result && (
-          <section aria-label="Retrieval" data-testid="retrieval">
-            <p className="stats" data-testid="retrieval-summary">
-              {result.selected.length} fragments selected ({result.used.toLocaleString()} of{' '}
-              {result.budget.toLocaleString()} words) for “{result.question}” · scored in{' '}
-              {result.timings.independentMs.toFixed(0)} ms, ranked in{' '}
-              <span data-testid="rerank-ms">{result.timings.rerankMs.toFixed(1)}</span> ms
-            </p>
-            {result.documents.map((d) => (
-              <DocumentStrip
-                key={d.docId}
-                doc={d}
-                independent={result.independent}
-                environment={result.environment}
-                final={result.final}
-                selected={selected}
-                cutoff={result.cutoff}
-                scale={scale}
-                focused={focused}
-                onPick={setFocused}
+        ))}
+        {codeMode ? (
+          <CodeView
+            key={tickedCode.map((d) => d.id).join(',')}
+            library={library}
+            retrieval={retrieval}
+            documents={tickedCode}
+            indexSettings={indexSettings}
+            sourceOf={codeSource}
+            onError={onCodeError}
+          />
+        ) : (
+          <>
+            <form className="ask" onSubmit={ask} role="search">
+              <label htmlFor="question" className="visually-hidden">
+                Question
+              </label>
+              <input
+                id="question"
+                value={question}
+                onChange={(e) => setQuestion(e.target.value)}
+                placeholder={
+                  tickedCount
+                    ? `Ask ${tickedCount === 1 ? 'the ticked document' : `the ${tickedCount} ticked documents`}…`
+                    : 'Add a book to ask it questions'
+                }
               />
-            ))}
-            <div className="panel">
-              <div className="card">
-                <h2 className="card__title">Ranked by final score</h2>
-                <RankedList
-                  result={result}
-                  focused={focused}
-                  onPick={setFocused}
-                  source={(id) => sources.get(id) ?? null}
-                />
-              </div>
-              {focused !== null && (
-                <div className="card">
-                  <Reader
-                    result={result}
-                    index={focused}
-                    source={
-                      sources.get(
-                        result.documents.find(
-                          (d) => focused >= d.offset && focused < d.offset + d.count,
-                        )?.docId ?? '',
-                      ) ?? null
-                    }
+              <button type="submit" className="primary" disabled={!tickedCount || !question.trim()}>
+                Ask
+              </button>
+            </form>
+            <Controls
+              retrieval={retrievalSettings}
+              index={indexSettings}
+              embedders={EMBEDDER_CHOICES}
+              onRetrieval={onRetrievalSettings}
+              onIndex={onIndexSettings}
+            />
+            {busy && !result && <p role="status">Scoring fragments…</p>}
+            {result && (
+              <section aria-label="Retrieval" data-testid="retrieval">
+                <p className="stats" data-testid="retrieval-summary">
+                  {result.selected.length} fragments selected ({result.used.toLocaleString()} of{' '}
+                  {result.budget.toLocaleString()} words) for “{result.question}” · scored in{' '}
+                  {result.timings.independentMs.toFixed(0)} ms, ranked in{' '}
+                  <span data-testid="rerank-ms">{result.timings.rerankMs.toFixed(1)}</span> ms
+                </p>
+                {result.documents.map((d) => (
+                  <DocumentStrip
+                    key={d.docId}
+                    doc={d}
+                    independent={result.independent}
+                    environment={result.environment}
+                    final={result.final}
+                    selected={selected}
+                    cutoff={result.cutoff}
+                    scale={scale}
+                    focused={focused}
                     onPick={setFocused}
                   />
-                  <ExplanationView result={result} index={focused} onPick={setFocused} />
+                ))}
+                <div className="panel">
+                  <div className="card">
+                    <h2 className="card__title">Ranked by final score</h2>
+                    <RankedList
+                      result={result}
+                      focused={focused}
+                      onPick={setFocused}
+                      source={(id) => sources.get(id) ?? null}
+                    />
+                  </div>
+                  {focused !== null && (
+                    <div className="card">
+                      <Reader
+                        result={result}
+                        index={focused}
+                        source={
+                          sources.get(
+                            result.documents.find(
+                              (d) => focused >= d.offset && focused < d.offset + d.count,
+                            )?.docId ?? '',
+                          ) ?? null
+                        }
+                        onPick={setFocused}
+                      />
+                      <ExplanationView result={result} index={focused} onPick={setFocused} />
+                    </div>
+                  )}
                 </div>
-              )}
-            </div>
-          </section>
+              </section>
+            )}
+            <AnswerPanel result={result} sources={sources} onCite={setFocused} />
+          </>
         )}
-        <AnswerPanel result={result} sources={sources} onCite={setFocused} />
       </main>
     </EngineProvider>
   );

@@ -1,16 +1,25 @@
 import 'fake-indexeddb/auto';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { IDBFactory } from 'fake-indexeddb';
+import { strToU8, zipSync } from 'fflate';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { STATIC_EMBEDDER_ID, type StaticModel } from '../core/embed/static';
 import { ingestFiles } from '../ingest/ingest';
 import { staticEmbedder, type EmbedderSpec } from '../models/embedder';
+import { nodeGrammarSource } from '../models/tree-sitter-node';
 import { openLibrary, type Library } from '../store';
 import { createIndexHandlers, type IndexApi } from '../workers/index-handlers';
 import { InProcessClient } from '../workers/in-process';
 import { isAbortError } from '../workers/protocol';
+import { codeRelationParams } from '../workers/retrieval-types';
 import { loadGloveFromDisk, sharedDatasetPath } from '../../test/glove';
-import { LibraryService, defaultIndexSettings, type IndexSettings } from './library-service';
+import {
+  LibraryService,
+  defaultIndexSettings,
+  repositoryFiles,
+  type IndexSettings,
+} from './library-service';
 
 /**
  * The library service with the real indexing handlers run in-process and a real (fake-indexeddb)
@@ -41,6 +50,7 @@ beforeEach(async () => {
         spec.id === PLAIN_ID
           ? staticEmbedder(model, PLAIN_ID, { removeCommonComponent: false })
           : staticEmbedder(model),
+      grammars: nodeGrammarSource(path.resolve('node_modules')),
     }),
   );
   service = new LibraryService(library, indexer, 'http://127.0.0.1/');
@@ -126,5 +136,176 @@ describe('LibraryService', () => {
     const error = await adding.catch((e: unknown) => e);
     expect(isAbortError(error)).toBe(true);
     expect(await library.listDocuments()).toEqual([]);
+  });
+});
+
+/**
+ * A real package's source as a zipped repository: picomatch's lib/ (seven CommonJS files that
+ * require and call each other), plus what a repository also holds and indexing must leave out.
+ */
+function picomatchZip(): File {
+  const dir = path.resolve('node_modules/picomatch');
+  const entries: Record<string, Uint8Array> = {};
+  for (const name of readdirSync(path.join(dir, 'lib'))) {
+    entries[`picomatch/lib/${name}`] = readFileSync(path.join(dir, 'lib', name));
+  }
+  entries['picomatch/index.js'] = readFileSync(path.join(dir, 'index.js'));
+  entries['picomatch/.gitignore'] = strToU8('secrets.js\n');
+  entries['picomatch/secrets.js'] = strToU8('module.exports = "hunter2";\n');
+  entries['picomatch/node_modules/dep/index.js'] = strToU8('module.exports = 1;\n');
+  entries['picomatch/logo.png'] = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0);
+  return new File([zipSync(entries)], 'picomatch.zip', { type: 'application/zip' });
+}
+
+describe('LibraryService with repositories', () => {
+  it('adds a zipped repository: windows labelled by file and line, the code relation, the skip report', async () => {
+    const progress: string[] = [];
+    const outcome = await service.addRepository({ zip: picomatchZip() }, defaultIndexSettings, {
+      signal: new AbortController().signal,
+      onProgress: (p) => {
+        if (progress[progress.length - 1] !== p.stage) progress.push(p.stage);
+      },
+    });
+    expect(outcome.error).toBeNull();
+    const doc = outcome.document!;
+    expect(doc.kind).toBe('code');
+    expect(doc.format).toBe('zip');
+    // The stages in order (the embedder reports 'embed'; 'save' is the store's).
+    expect(progress.filter((s) => s !== 'download')).toEqual([
+      'read',
+      'parse',
+      'split',
+      'embed',
+      'graph',
+      'relate',
+      'save',
+    ]);
+    // One section per file, the single top folder removed.
+    expect(repositoryFiles(doc).map((f) => f.path)).toEqual([
+      '.gitignore',
+      'index.js',
+      'lib/constants.js',
+      'lib/parse.js',
+      'lib/picomatch.js',
+      'lib/scan.js',
+      'lib/utils.js',
+    ]);
+    const reasons = Object.fromEntries(outcome.report.skipped.map((s) => [s.path, s.reason]));
+    expect(reasons).toMatchObject({
+      'secrets.js': 'gitignored',
+      'node_modules/': 'vendored',
+      'logo.png': 'binary',
+    });
+    expect(outcome.report.graph!.resolvedCalls).toBeGreaterThan(10);
+    expect(outcome.report.problems).toEqual([]);
+
+    const index = (await library.loadDocumentIndex(doc.id, STATIC_EMBEDDER_ID))!;
+    expect(index.fragments.labels).toContain('lib/picomatch.js:1-20');
+    expect(index.fragments.labels.every((l) => /^[\w./]+:\d+-\d+$/.test(l))).toBe(true);
+    expect(index.vectors!.count).toBe(doc.fragmentCount);
+    expect(index.relations.map((r) => r.kind).sort()).toEqual(['code', 'semantic']);
+    const code = index.relations.find((r) => r.kind === 'code')!;
+    expect(code.params).toEqual(codeRelationParams());
+    // A window of picomatch.js that calls parse() relates to the windows of parse.js.
+    const m = code.matrix!;
+    const labels = index.fragments.labels;
+    const source = index.source;
+    const caller = labels.findIndex(
+      (l, i) =>
+        l.startsWith('lib/picomatch.js:') &&
+        /\bparse\(/.test(source.slice(index.fragments.starts[i], index.fragments.ends[i])),
+    );
+    expect(caller).toBeGreaterThanOrEqual(0);
+    const related = [...m.col.subarray(m.rowPtr[caller], m.rowPtr[caller + 1])].map(
+      (j) => labels[j],
+    );
+    expect(related.some((l) => l.startsWith('lib/parse.js:'))).toBe(true);
+    expect(m.rowPtr[caller + 1] - m.rowPtr[caller]).toBeLessThanOrEqual(256);
+
+    // The fragment size does not apply to repositories; a missing code relation is rebuilt alone.
+    const small: IndexSettings = { ...defaultIndexSettings, wordsPerFragment: 200 };
+    expect(await service.staleness(doc, small)).toBe('fresh');
+    await library.saveIndexedDocument({
+      document: doc,
+      source: index.source,
+      fragments: index.fragments,
+      vectors: [{ embedderId: STATIC_EMBEDDER_ID, vectors: index.vectors! }],
+      relations: index.relations.filter((r) => r.kind !== 'code'),
+    });
+    expect(await service.staleness(doc, defaultIndexSettings)).toBe('code');
+    indexer.calls.relateCode = 0;
+    expect(await service.refresh(doc, defaultIndexSettings, job())).toBe(true);
+    expect(indexer.calls.relateCode).toBe(1);
+    const rebuilt = (await library.loadDocumentIndex(doc.id, STATIC_EMBEDDER_ID))!;
+    const again = rebuilt.relations.find((r) => r.kind === 'code')!.matrix!;
+    expect([...again.col]).toEqual([...m.col]);
+    expect(await service.staleness(doc, defaultIndexSettings)).toBe('fresh');
+
+    // The same repository again is refused, with its report.
+    const twice = await service.addRepository({ zip: picomatchZip() }, defaultIndexSettings, job());
+    expect(twice.document).toBeNull();
+    expect(twice.error).toMatch(/already in the library/);
+    expect(await library.listDocuments()).toHaveLength(1);
+  });
+
+  it('refuses a broken zip with a message and stores nothing', async () => {
+    const bytes = zipSync({ 'a.js': strToU8('function a() { return 1; }\n'.repeat(50)) });
+    const broken = new File([bytes.slice(0, bytes.length - 30)], 'broken.zip');
+    const outcome = await service.addRepository({ zip: broken }, defaultIndexSettings, job());
+    expect(outcome.document).toBeNull();
+    expect(outcome.error).toMatch(/broken\.zip.*could not be read as a ZIP archive/);
+    expect(await library.listDocuments()).toEqual([]);
+  });
+
+  it('stops the code relation build when the cancel flag is set (no message can arrive then)', async () => {
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const stages: string[] = [];
+    const call = indexer.call(
+      'indexRepository',
+      {
+        docId: 'x',
+        source: { zip: picomatchZip() },
+        semanticK: 16,
+        embedder: { id: STATIC_EMBEDDER_ID, url: 'unused' },
+        cancelFlag: flag,
+      },
+      {
+        onProgress: (p) => {
+          stages.push(p.stage);
+          if (p.stage === 'relate') Atomics.store(flag, 0, 1);
+        },
+      },
+    );
+    expect(isAbortError(await call.catch((e: unknown) => e))).toBe(true);
+    expect(stages).toContain('graph');
+  });
+
+  it('adds a folder, and stores nothing when cancelled while parsing', async () => {
+    const entries = ['constants.js', 'parse.js', 'utils.js'].map((name) => ({
+      path: `lib/${name}`,
+      file: new Blob([readFileSync(path.resolve('node_modules/picomatch/lib', name))]),
+    }));
+    const controller = new AbortController();
+    const cancelled = service.addRepository(
+      { folder: { name: 'lib', entries } },
+      defaultIndexSettings,
+      {
+        signal: controller.signal,
+        onProgress: (p) => {
+          if (p.stage === 'parse') controller.abort();
+        },
+      },
+    );
+    expect(isAbortError(await cancelled.catch((e: unknown) => e))).toBe(true);
+    expect(await library.listDocuments()).toEqual([]);
+
+    const outcome = await service.addRepository(
+      { folder: { name: 'lib', entries } },
+      defaultIndexSettings,
+      job(),
+    );
+    expect(outcome.document!.format).toBe('folder');
+    expect(outcome.document!.name).toBe('lib');
+    expect(outcome.report.files).toBe(3);
   });
 });

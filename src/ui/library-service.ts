@@ -1,7 +1,14 @@
 /**
  * @file What the UI asks of the library: add files (read, split, embed and relate in the index
- * worker, then store in one transaction), bring stored indexes up to date with the index
- * settings (recomputing exactly what depends on a changed setting), and delete.
+ * worker, then store in one transaction), add repositories (a .zip or a folder: read, parse,
+ * split into windows, embed, graph, relate, then store in one transaction), bring stored indexes
+ * up to date with the index settings (recomputing exactly what depends on a changed setting),
+ * and delete.
+ *
+ * A repository is stored as a document of kind 'code': its files' texts end to end as the
+ * source, one section per file (kind 'file', title = path), windows labelled `path:11-30`, the
+ * active embedder's vectors and semantic relation as for books, and the code relation (kind
+ * 'code', params {threshold, maxPerRow}). The fragment size setting does not apply to it.
  */
 import { STATIC_EMBEDDER_ID, STATIC_MODEL_PATH } from '../core/embed/static';
 import { EMBEDDING_MODELS } from '../models/catalogue';
@@ -9,9 +16,16 @@ import type { EmbedderSpec } from '../models/embedder';
 import { DEFAULT_HUB_HOST } from '../models/settings';
 import { relationParamsKey, type DocumentRecord, type Library } from '../store';
 import type { Caller } from '../workers/client';
-import type { IndexApi } from '../workers/index-handlers';
+import type {
+  IndexApi,
+  IndexRepositoryTimings,
+  RepositoryFileSpan,
+  RepositoryReport,
+  RepositorySource,
+} from '../workers/index-handlers';
 import type { Progress } from '../workers/protocol';
 import { semanticParams } from '../workers/retrieval-params';
+import { codeRelationParams } from '../workers/retrieval-types';
 
 export interface IndexSettings {
   embedderId: string;
@@ -47,7 +61,35 @@ export function embedderSpec(
   return { id: settings.embedderId, modelId: settings.embedderId, host: settings.hubHost };
 }
 
-export type Staleness = 'fresh' | 'relation' | 'vectors' | 'fragments';
+export type Staleness = 'fresh' | 'relation' | 'vectors' | 'fragments' | 'code';
+
+/** What came of adding a repository: the stored document, or why nothing was stored. */
+export interface RepositoryOutcome {
+  document: DocumentRecord | null;
+  /** Files kept and left out (and why), parse problems, graph size. */
+  report: RepositoryReport;
+  /** A message a person can act on when nothing was stored. */
+  error: string | null;
+  timings: IndexRepositoryTimings | null;
+}
+
+/** The files of a stored repository: its sections of kind 'file'. */
+export function repositoryFiles(doc: Pick<DocumentRecord, 'sections'>): RepositoryFileSpan[] {
+  return doc.sections
+    .filter((s) => s.kind === 'file')
+    .map((s) => ({ path: s.title, start: s.start, end: s.end }));
+}
+
+/**
+ * A flag the index worker polls during the code relation's synchronous loop, where a cancel
+ * message cannot reach it (needs SharedArrayBuffer, i.e. a cross-origin isolated page).
+ */
+function cancelFlagFor(signal: AbortSignal): Int32Array | undefined {
+  if (typeof SharedArrayBuffer !== 'function') return undefined;
+  const flag = new Int32Array(new SharedArrayBuffer(4));
+  signal.addEventListener('abort', () => Atomics.store(flag, 0, 1), { once: true });
+  return flag;
+}
 
 export interface JobCallbacks {
   signal: AbortSignal;
@@ -127,13 +169,92 @@ export class LibraryService {
   }
 
   /**
+   * Read, parse, index and store a dropped repository (a .zip or a folder). Resolves with the
+   * stored document and the report of what was left out, or with an error and the report (a
+   * broken zip, nothing to index, a repository already in the library): nothing is stored then.
+   * Rejects with an AbortError when cancelled (nothing stored).
+   */
+  async addRepository(
+    source: RepositorySource,
+    settings: IndexSettings,
+    job: JobCallbacks,
+  ): Promise<RepositoryOutcome> {
+    const docId = crypto.randomUUID();
+    const r = await this.indexer.call(
+      'indexRepository',
+      {
+        docId,
+        source,
+        semanticK: settings.semanticK,
+        embedder: embedderSpec(settings, this.baseUrl),
+        cancelFlag: cancelFlagFor(job.signal),
+      },
+      job,
+    );
+    if (!r.ok) return { document: null, report: r.report, error: r.error.message, timings: null };
+    const doc = r.document;
+    const existing = (await this.library.listDocuments()).find(
+      (d) => d.sha256 === doc.sha256 && d.name === doc.name,
+    );
+    if (existing) {
+      return {
+        document: null,
+        report: r.report,
+        error: `“${doc.name}” is already in the library; it was not added twice.`,
+        timings: r.timings,
+      };
+    }
+    this.stats.embeddedFragments += r.vectors.count;
+    job.onProgress({ stage: 'save', done: 0, total: 1 });
+    const saved = await this.library.saveIndexedDocument({
+      document: {
+        id: docId,
+        name: doc.name,
+        format: doc.format,
+        kind: 'code',
+        bytes: doc.bytes,
+        sha256: doc.sha256,
+        addedAt: Date.now(),
+        status: 'indexed',
+        fragmentOptions: fragmentOptionsOf(settings),
+        embedderId: r.embedderId,
+        sections: doc.files.map((f) => ({
+          title: f.path,
+          start: f.start,
+          end: f.end,
+          kind: 'file',
+        })),
+      },
+      source: r.text,
+      fragments: { count: r.fragments.starts.length, ...r.fragments },
+      vectors: [{ embedderId: r.embedderId, vectors: r.vectors }],
+      relations: [
+        {
+          kind: 'semantic',
+          params: semanticParams(r.embedderId, settings.semanticK),
+          matrix: r.semantic,
+        },
+        { kind: 'code', params: codeRelationParams(r.codeParams), matrix: r.code },
+      ],
+    });
+    job.onProgress({ stage: 'save', done: 1, total: 1 });
+    return { document: saved, report: r.report, error: null, timings: r.timings };
+  }
+
+  /**
    * What a stored document lacks under `settings`, and so what must be recomputed: nothing; its
-   * semantic relation (k changed); its vectors and relation (embedder changed); or everything
-   * (fragment size changed).
+   * semantic relation (k changed); its vectors and relation (embedder changed); everything
+   * (fragment size changed; never for a repository, whose windows are fixed at 20 lines); or a
+   * repository's code relation (stored under other parameters).
    */
   async staleness(doc: DocumentRecord, settings: IndexSettings): Promise<Staleness> {
-    if (doc.fragmentOptions.wordsPerFragment !== settings.wordsPerFragment) return 'fragments';
+    if (doc.kind !== 'code' && doc.fragmentOptions.wordsPerFragment !== settings.wordsPerFragment)
+      return 'fragments';
     const parts = await this.library.listIndexParts(doc.id);
+    if (doc.kind === 'code') {
+      const key = relationParamsKey(codeRelationParams());
+      if (!parts.relations.some((r) => r.kind === 'code' && r.paramsKey === key)) return 'code';
+    }
     if (!parts.embedderIds.includes(settings.embedderId)) return 'vectors';
     const key = relationParamsKey(semanticParams(settings.embedderId, settings.semanticK));
     const hasSemantic = parts.relations.some((r) => r.kind === 'semantic' && r.paramsKey === key);
@@ -148,6 +269,22 @@ export class LibraryService {
     if (source === undefined)
       throw new Error(`The text of “${doc.name}” is missing; remove it and add it again.`);
     const spec = embedderSpec(settings, this.baseUrl);
+    if (stale === 'code') {
+      const r = await this.indexer.call(
+        'relateCode',
+        { text: source, files: repositoryFiles(doc), cancelFlag: cancelFlagFor(job.signal) },
+        job,
+      );
+      await this.library.putRelation({
+        docId: doc.id,
+        kind: 'code',
+        params: codeRelationParams(r.codeParams),
+        matrix: r.code,
+      });
+      // The vectors or the semantic relation may be stale too.
+      await this.refresh(doc, settings, job);
+      return true;
+    }
     if (stale === 'fragments') {
       const r = await this.indexer.call(
         'index',

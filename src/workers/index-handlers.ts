@@ -1,15 +1,56 @@
 /**
  * @file The indexing work, as plain handlers: read a dropped file, split it into fragments,
  * embed them, relate them. The index worker serves them (index.worker.ts); tests run the same
- * handlers in-process (in-process.ts) with an embedder loader of their own.
+ * handlers in-process (in-process.ts) with an embedder loader and grammar source of their own.
+ *
+ * Repositories (`indexRepository`): a dropped .zip or folder is read (src/ingest/repo.ts: the
+ * skip report comes back with the result, also when nothing could be read), parsed with
+ * tree-sitter, split into 20-line windows sliding by 10 (labels `path:11-30`), embedded with the
+ * active embedder (so dense and hybrid scoring work too), then the code graph and the code
+ * relation (Eq. 8, CSR, at most `maxPerRow` weights per window) are built, and the semantic kNN
+ * relation as for books. Progress stages: read, parse, split, embed, graph, relate.
+ *
+ * What is NOT stored: the syntax and the code graph. The graph explanation of a window is
+ * re-derived where it is asked for (the retrieval worker) from the stored text and file list by
+ * parsing again (codeIndexOf below): no new store, no layout to version, and an explanation is
+ * always that of the current graph code; the price is one parse of the repository per session,
+ * the first time a window is explained (parse and graph timings in docs/code.md).
+ *
+ * Cancelling: the parse, read and embed stages stop at their next checkpoint. The relation build
+ * is one synchronous loop; it polls `cancelFlag` (a SharedArrayBuffer the UI sets, available
+ * when the page is cross-origin isolated) besides the signal, since a cancel message cannot be
+ * delivered while the loop runs. Without the flag the UI still drops the result at once.
  */
+import { buildCodeGraph, type CodeGraph, type CodeGraphStats } from '../core/code/graph';
+import { coverWindows, type WindowCover } from '../core/code/cover';
+import {
+  fileText,
+  repositoryWindows,
+  type CodeWindow,
+  type RepositoryLayout,
+} from '../core/code/layout';
+import { defaultCodeRelationOptions, type CodeRelationOptions } from '../core/code/options';
+import type { FileSyntax } from '../core/code/syntax';
+import { codeRelationMatrix } from '../core/code/relation';
 import { splitProse } from '../core/fragment';
 import { labelFragments } from '../core/sections';
 import { semanticNeighbours } from '../core/relations/semantic';
 import { singleDocument } from '../core/relations/segments';
-import type { CsrMatrix, VectorSet } from '../core/types';
+import type { CsrMatrix, Fragment, VectorSet } from '../core/types';
+import { createCheckpoint } from '../ingest/abort';
+import {
+  ingestRepositoryFolder,
+  ingestRepositoryZip,
+  type FolderEntry,
+  type RepoIngestError,
+  type RepoIngestResult,
+  type RepositoryDocument,
+  type SkippedFile,
+} from '../ingest/repo';
 import type { IngestProgress, IngestResult, IngestedDocument } from '../ingest/types';
+import { CodeParser, parseRepository, type ParseProblem } from '../models/code-syntax';
 import type { EmbedderSpec, TextEmbedder } from '../models/embedder';
+import type { GrammarSource } from '../models/tree-sitter';
 import type { HandlerContext } from './host';
 import { AbortError, buffersOf, type Progress } from './protocol';
 
@@ -22,6 +63,8 @@ export interface IndexDependencies {
     spec: EmbedderSpec,
     options: { signal?: AbortSignal; onProgress?: (p: Progress) => void },
   ) => Promise<TextEmbedder>;
+  /** Where tree-sitter's wasm files come from (browser: our build; Node: node_modules). */
+  grammars?: GrammarSource;
 }
 
 /** Where the text comes from: a dropped file (read here, off the UI thread) or stored text. */
@@ -74,11 +117,100 @@ export interface RelateRequest {
   semanticK: number;
 }
 
+/** A dropped repository: a .zip, or a folder's files with their paths inside it. */
+export type RepositorySource =
+  | { zip: File }
+  | {
+      folder: {
+        name: string;
+        entries: FolderEntry[];
+        /** Directories the drop handler did not walk (node_modules, .git), for the report. */
+        skipped?: SkippedFile[];
+      };
+    };
+
+/** The ingest's skip report plus what the drop handler left out itself, in path order. */
+function allSkipped(source: RepositorySource, skipped: readonly SkippedFile[]): SkippedFile[] {
+  const extra = 'folder' in source ? (source.folder.skipped ?? []) : [];
+  if (extra.length === 0) return [...skipped];
+  return [...skipped, ...extra].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+}
+
+export interface IndexRepositoryRequest {
+  docId: string;
+  source: RepositorySource;
+  semanticK: number;
+  embedder: EmbedderSpec;
+  code?: Partial<CodeRelationOptions>;
+  /** Int32Array over a SharedArrayBuffer: element 0 set to 1 cancels the relation build. */
+  cancelFlag?: Int32Array;
+}
+
+/** A repository's file as the library keeps it (a section of the stored text). */
+export interface RepositoryFileSpan {
+  path: string;
+  start: number;
+  end: number;
+}
+
+/** What a person is told about a repository they dropped. */
+export interface RepositoryReport {
+  name: string;
+  format: 'zip' | 'folder';
+  bytes: number;
+  /** Files kept, and the ones left out with why. */
+  files: number;
+  skipped: SkippedFile[];
+  /** Files that could not be parsed (indexed as line windows related by the directory tree). */
+  problems: ParseProblem[];
+  graph: (CodeGraphStats & { nodes: number }) | null;
+  windows: number;
+  /** Weights stored in the code relation. */
+  relationWeights: number;
+}
+
+export interface IndexRepositoryTimings {
+  readMs: number;
+  parseMs: number;
+  splitMs: number;
+  embedMs: number;
+  graphMs: number;
+  relateMs: number;
+}
+
+export type IndexRepositoryResult =
+  | { ok: false; error: RepoIngestError; report: RepositoryReport }
+  | (EmbedResult & {
+      ok: true;
+      document: Omit<RepositoryDocument, 'text' | 'files' | 'skipped'> & {
+        files: RepositoryFileSpan[];
+      };
+      text: string;
+      fragments: IndexedFragments;
+      code: CsrMatrix;
+      codeParams: CodeRelationOptions;
+      report: RepositoryReport;
+      timings: IndexRepositoryTimings;
+    });
+
+/** Rebuild a stored repository's code relation from its text and files (parse again). */
+export interface RelateCodeRequest {
+  text: string;
+  files: RepositoryFileSpan[];
+  code?: Partial<CodeRelationOptions>;
+  cancelFlag?: Int32Array;
+}
+
 export interface IndexApi {
   [kind: string]: { payload: unknown; result: unknown };
   index: { payload: IndexRequest; result: IndexResult };
   embed: { payload: EmbedRequest; result: EmbedResult };
   relate: { payload: RelateRequest; result: { semantic: CsrMatrix; relateMs: number } };
+  indexRepository: { payload: IndexRepositoryRequest; result: IndexRepositoryResult };
+  relateCode: {
+    payload: RelateCodeRequest;
+    result: { code: CsrMatrix; codeParams: CodeRelationOptions; relateMs: number };
+  };
 }
 
 /** An unreadable file: the message names it and says what to do. */
@@ -101,16 +233,37 @@ async function read(deps: IndexDependencies, source: IndexSource, ctx: HandlerCo
   return { text: document.text, sections: document.sections, document };
 }
 
-function relate(vectors: VectorSet, k: number, ctx: HandlerContext): CsrMatrix {
+function relate(
+  vectors: VectorSet,
+  k: number,
+  ctx: HandlerContext,
+  report: (done: number, total: number) => void = (done, total) =>
+    ctx.progress({ stage: 'relate', done, total }),
+): CsrMatrix {
   const n = vectors.count;
   const semantic = semanticNeighbours(vectors, singleDocument(n), k, {
     onProgress: (done, total) => {
       if (ctx.signal.aborted) throw new AbortError();
-      ctx.progress({ stage: 'relate', done, total });
+      report(done, total);
     },
   });
-  ctx.progress({ stage: 'relate', done: n, total: n });
+  report(n, n);
   return semantic;
+}
+
+async function embedTexts(
+  deps: IndexDependencies,
+  text: string,
+  starts: Uint32Array,
+  ends: Uint32Array,
+  spec: EmbedderSpec,
+  ctx: HandlerContext,
+): Promise<{ vectors: VectorSet; embedderId: string }> {
+  const { signal, progress } = ctx;
+  const embedder = await deps.loadEmbedder(spec, { signal, onProgress: progress });
+  const texts = Array.from(starts, (s, i) => text.slice(s, ends[i]));
+  const data = await embedder.embed(texts, { kind: 'passage', signal, onProgress: progress });
+  return { vectors: { dim: embedder.dim, count: starts.length, data }, embedderId: embedder.id };
 }
 
 async function embedAndRelate(
@@ -121,19 +274,14 @@ async function embedAndRelate(
   req: { semanticK: number; embedder: EmbedderSpec },
   ctx: HandlerContext,
 ): Promise<EmbedResult> {
-  const { signal, progress } = ctx;
-  const n = starts.length;
   const t0 = performance.now();
-  const embedder = await deps.loadEmbedder(req.embedder, { signal, onProgress: progress });
-  const texts = Array.from(starts, (s, i) => text.slice(s, ends[i]));
-  const data = await embedder.embed(texts, { kind: 'passage', signal, onProgress: progress });
-  const vectors: VectorSet = { dim: embedder.dim, count: n, data };
+  const { vectors, embedderId } = await embedTexts(deps, text, starts, ends, req.embedder, ctx);
   const t1 = performance.now();
   const semantic = relate(vectors, req.semanticK, ctx);
   return {
     vectors,
     semantic,
-    embedderId: embedder.id,
+    embedderId,
     timings: { embedMs: t1 - t0, relateMs: performance.now() - t1 },
   };
 }
@@ -179,11 +327,264 @@ async function embed(
   return result;
 }
 
+// Repositories --------------------------------------------------------------------------------
+
+/** A stored repository's text and files as the code layout (files lie end to end in the text). */
+export function repositoryLayout(
+  text: string,
+  files: readonly RepositoryFileSpan[],
+): RepositoryLayout {
+  return { text, files: files.map((f) => ({ path: f.path, start: f.start, end: f.end })) };
+}
+
+/** Everything of a repository's code structure that the relation and its explanations need. */
+export interface CodeIndex {
+  layout: RepositoryLayout;
+  fragments: Fragment[];
+  windows: CodeWindow[];
+  graph: CodeGraph;
+  cover: WindowCover;
+  problems: ParseProblem[];
+}
+
+/** Parse every file of the layout (stage 'parse'), giving the event loop a turn between files. */
+export async function parseLayout(
+  layout: RepositoryLayout,
+  parser: CodeParser,
+  signal: AbortSignal,
+  progress: (p: Progress) => void,
+) {
+  const files = layout.files.map((f, k) => ({ path: f.path, text: fileText(layout, k) }));
+  const checkpoint = createCheckpoint(signal);
+  progress({ stage: 'parse', done: 0, total: files.length });
+  const parsed = await parseRepository(files, parser, {
+    checkpoint,
+    onProgress: (done, total) => progress({ stage: 'parse', done, total }),
+  });
+  return { files, ...parsed };
+}
+
+/** The code graph and the covering nodes of each window (stage 'graph'). */
+export function graphOf(
+  files: readonly { path: string; text: string }[],
+  syntax: readonly (FileSyntax | null)[],
+  windows: readonly CodeWindow[],
+  progress: (p: Progress) => void,
+): { graph: CodeGraph; cover: WindowCover } {
+  progress({ stage: 'graph', done: 0, total: 1 });
+  const graph = buildCodeGraph(files.map((f, k) => ({ ...f, syntax: syntax[k] })));
+  const cover = coverWindows(
+    graph,
+    files.map((f) => f.text),
+    windows,
+  );
+  progress({ stage: 'graph', done: 1, total: 1 });
+  return { graph, cover };
+}
+
+/**
+ * Parse, split and graph a stored repository: what the retrieval worker needs to explain a
+ * window (the syntax and graph are not stored; see the file comment).
+ */
+export async function buildCodeIndex(
+  docId: string,
+  layout: RepositoryLayout,
+  parser: CodeParser,
+  signal: AbortSignal,
+  progress: (p: Progress) => void = () => {},
+): Promise<CodeIndex> {
+  const { files, syntax, problems } = await parseLayout(layout, parser, signal, progress);
+  const { fragments, windows } = repositoryWindows(docId, layout);
+  const { graph, cover } = graphOf(files, syntax, windows, progress);
+  return { layout, fragments, windows, graph, cover, problems };
+}
+
+function codeOptions(code: Partial<CodeRelationOptions> | undefined): CodeRelationOptions {
+  return { ...defaultCodeRelationOptions, ...code };
+}
+
+/** Eq. 8 over the windows (stage 'relate'), polling the cancel flag as well as the signal. */
+function buildCodeRelation(
+  graph: CodeGraph,
+  cover: WindowCover,
+  options: CodeRelationOptions,
+  ctx: HandlerContext,
+  cancelFlag: Int32Array | undefined,
+  report: (done: number, total: number) => void,
+): CsrMatrix {
+  return codeRelationMatrix(graph, cover, {
+    ...options,
+    onProgress: (done, total) => {
+      if (ctx.signal.aborted || (cancelFlag && Atomics.load(cancelFlag, 0) !== 0)) {
+        throw new AbortError();
+      }
+      report(done, total);
+    },
+  });
+}
+
+function emptyReport(
+  result: Extract<RepoIngestResult, { ok: false }>,
+  source: RepositorySource,
+): RepositoryReport {
+  return {
+    name: result.error.file,
+    format: 'zip' in source ? 'zip' : 'folder',
+    bytes: 'zip' in source ? source.zip.size : 0,
+    files: 0,
+    skipped: allSkipped(source, result.skipped),
+    problems: [],
+    graph: null,
+    windows: 0,
+    relationWeights: 0,
+  };
+}
+
+async function indexRepository(
+  deps: IndexDependencies,
+  parser: () => CodeParser,
+  req: IndexRepositoryRequest,
+  ctx: HandlerContext,
+): Promise<IndexRepositoryResult> {
+  const { signal } = ctx;
+  const t0 = performance.now();
+  const onProgress = (p: Progress) => ctx.progress({ stage: 'read', done: p.done, total: p.total });
+  const read =
+    'zip' in req.source
+      ? await ingestRepositoryZip(req.source.zip, { signal, onProgress })
+      : await ingestRepositoryFolder(req.source.folder.name, req.source.folder.entries, {
+          signal,
+          onProgress,
+        });
+  if (!read.ok) return { ok: false, error: read.error, report: emptyReport(read, req.source) };
+  const { text, files: repoFiles, skipped, ...meta } = read.document;
+  const files: RepositoryFileSpan[] = repoFiles.map((f) => ({
+    path: f.path,
+    start: f.start,
+    end: f.end,
+  }));
+  const layout = repositoryLayout(text, files);
+  const t1 = performance.now();
+
+  const parsed = await parseLayout(layout, parser(), signal, ctx.progress);
+  const t2 = performance.now();
+
+  ctx.progress({ stage: 'split', done: 0, total: 1 });
+  const { fragments, windows } = repositoryWindows(req.docId, layout);
+  const starts = Uint32Array.from(fragments, (f) => f.start);
+  const ends = Uint32Array.from(fragments, (f) => f.end);
+  const words = Uint32Array.from(fragments, (f) => f.words ?? 0);
+  const labels = fragments.map((f) => f.label ?? '');
+  ctx.progress({ stage: 'split', done: 1, total: 1 });
+  if (signal.aborted) throw new AbortError();
+  const t3 = performance.now();
+
+  const { vectors, embedderId } = await embedTexts(deps, text, starts, ends, req.embedder, ctx);
+  const t4 = performance.now();
+
+  const { graph, cover } = graphOf(parsed.files, parsed.syntax, windows, ctx.progress);
+  const t5 = performance.now();
+
+  // One 'relate' stage for both relations: the code relation's windows, then the semantic one's.
+  const n = windows.length;
+  const codeParams = codeOptions(req.code);
+  const code = buildCodeRelation(graph, cover, codeParams, ctx, req.cancelFlag, (done) =>
+    ctx.progress({ stage: 'relate', done, total: 2 * n }),
+  );
+  const semantic = relate(vectors, req.semanticK, ctx, (done) =>
+    ctx.progress({ stage: 'relate', done: n + done, total: 2 * n }),
+  );
+  const t6 = performance.now();
+
+  const report: RepositoryReport = {
+    name: meta.name,
+    format: meta.format,
+    bytes: meta.bytes,
+    files: files.length,
+    skipped: allSkipped(req.source, skipped),
+    problems: parsed.problems,
+    graph: { ...graph.stats, nodes: graph.nodes.length },
+    windows: n,
+    relationWeights: code.col.length,
+  };
+  ctx.transfer(
+    buffersOf(
+      starts,
+      ends,
+      words,
+      vectors.data,
+      semantic.rowPtr,
+      semantic.col,
+      semantic.weight,
+      code.rowPtr,
+      code.col,
+      code.weight,
+    ),
+  );
+  return {
+    ok: true,
+    document: { ...meta, files },
+    text,
+    fragments: { starts, ends, words, labels },
+    vectors,
+    semantic,
+    embedderId,
+    code,
+    codeParams,
+    report,
+    timings: {
+      readMs: t1 - t0,
+      parseMs: t2 - t1,
+      splitMs: t3 - t2,
+      embedMs: t4 - t3,
+      graphMs: t5 - t4,
+      relateMs: t6 - t5,
+    },
+  };
+}
+
+async function relateCode(
+  parser: () => CodeParser,
+  req: RelateCodeRequest,
+  ctx: HandlerContext,
+): Promise<{ code: CsrMatrix; codeParams: CodeRelationOptions; relateMs: number }> {
+  const t0 = performance.now();
+  const index = await buildCodeIndex(
+    '',
+    repositoryLayout(req.text, req.files),
+    parser(),
+    ctx.signal,
+    ctx.progress,
+  );
+  const codeParams = codeOptions(req.code);
+  const code = buildCodeRelation(
+    index.graph,
+    index.cover,
+    codeParams,
+    ctx,
+    req.cancelFlag,
+    (done, total) => ctx.progress({ stage: 'relate', done, total }),
+  );
+  ctx.transfer(buffersOf(code.rowPtr, code.col, code.weight));
+  return { code, codeParams, relateMs: performance.now() - t0 };
+}
+
 /** The handlers of the index worker, bound to their dependencies. */
 export function createIndexHandlers(deps: IndexDependencies) {
+  let codeParser: CodeParser | null = null;
+  const parser = () => {
+    if (!deps.grammars) {
+      throw new Error('This build cannot parse code: no tree-sitter grammars were given.');
+    }
+    codeParser ??= new CodeParser(deps.grammars);
+    return codeParser;
+  };
   return {
     index: (req: IndexRequest, ctx: HandlerContext) => index(deps, req, ctx),
     embed: (req: EmbedRequest, ctx: HandlerContext) => embed(deps, req, ctx),
+    indexRepository: (req: IndexRepositoryRequest, ctx: HandlerContext) =>
+      indexRepository(deps, parser, req, ctx),
+    relateCode: (req: RelateCodeRequest, ctx: HandlerContext) => relateCode(parser, req, ctx),
     relate: (req: RelateRequest, ctx: HandlerContext) => {
       const t0 = performance.now();
       const semantic = relate(req.vectors, req.semanticK, ctx);

@@ -6,6 +6,7 @@
  */
 import { ingestFiles } from '../ingest';
 import { loadEmbedder } from '../models/embedder';
+import { browserGrammarSource } from '../models/tree-sitter-browser';
 import { serveWorker, type Handler } from './host';
 import { createIndexHandlers } from './index-handlers';
 
@@ -13,5 +14,9 @@ export type { IndexApi } from './index-handlers';
 
 serveWorker(
   self as unknown as Parameters<typeof serveWorker>[0],
-  createIndexHandlers({ ingest: ingestFiles, loadEmbedder }) as unknown as Record<string, Handler>,
+  createIndexHandlers({
+    ingest: ingestFiles,
+    loadEmbedder,
+    grammars: browserGrammarSource,
+  }) as unknown as Record<string, Handler>,
 );

@@ -2,10 +2,37 @@
  * @file What the retrieval worker answers for one question: everything the visual panel draws.
  * Plain data (typed arrays) so it crosses from the worker as transferred buffers.
  */
+import { defaultCodeRelationOptions, type CodeRelationOptions } from '../core/code/options';
 import type { Contribution } from '../core/types';
 
 export type ScoringMode = 'dense' | 'bm25' | 'hybrid';
-export type RelationKind = 'context' | 'semantic';
+export type RelationKind = 'context' | 'semantic' | 'code';
+
+/**
+ * The parameters a repository's code relation (Eq. 8) is stored under: the same repository
+ * indexed with another threshold or cap is another relation record.
+ */
+export function codeRelationParams(options: CodeRelationOptions = defaultCodeRelationOptions): {
+  threshold: number;
+  maxPerRow: number;
+} {
+  return { threshold: options.threshold, maxPerRow: options.maxPerRow };
+}
+
+/** Lines before the cursor that make a completion's query (RepoCoder's last 20 lines). */
+export const COMPLETION_QUERY_LINES = 20;
+
+/**
+ * Where a completion is asked: a file of a repository and the line the completion starts at
+ * (1-based; the text before the cursor is lines 1 .. line - 1). The windows overlapping lines
+ * [line - COMPLETION_QUERY_LINES, line] hold the cursor or repeat the query, and are kept out
+ * of the ranking.
+ */
+export interface CompletionCursor {
+  docId: string;
+  path: string;
+  line: number;
+}
 
 export interface RetrievalSettings {
   /** Eq. 10 weight of the environment score. */
@@ -63,6 +90,10 @@ export interface RetrievalResult {
   cutoff: number;
   used: number;
   budget: number;
+  /** Eq. 11 by count (code: the top 10 windows); absent when the budget alone decides. */
+  maxSelected?: number;
+  /** Fragments kept out of the ranking (a completion's cursor windows), ascending; absent when none. */
+  excluded?: Uint32Array;
   settings: RetrievalSettings;
   timings: { independentMs: number; rerankMs: number };
 }

@@ -4,22 +4,43 @@
  * stored indexes from IndexedDB itself (no large copies through the UI thread) and keeps them,
  * and the last question's independent scores, so moving alpha, w_rel, the relation kinds or the
  * budget re-ranks without re-embedding or re-reading anything.
+ *
+ * Repositories: the stored code relation (Eq. 8) is one more relation kind; a completion's
+ * cursor keeps the windows around it out of the ranking; code selects by count (top 10). The
+ * graph neighbourhood of a window (`explainWindow`) needs the code graph, which is not stored:
+ * it is rebuilt here from the stored text by parsing the repository again, once per session
+ * and repository (index-handlers.ts says why).
  */
+import {
+  explainCodeWindow,
+  type CodeNodeSummary,
+  type WindowNeighbourhood,
+} from '../core/code/explain';
 import {
   rankRun,
   buildRun,
   runIndependentScores,
+  windowsOverlapping,
   type Run,
   type RunDocumentIndex,
 } from '../core/run';
 import { STOP_WORDS } from '../core/stopwords';
 import { tokenize } from '../core/tokenize';
+import { CodeParser } from '../models/code-syntax';
 import { loadEmbedder, type EmbedderSpec } from '../models/embedder';
+import { browserGrammarSource } from '../models/tree-sitter-browser';
 import { openLibrary, relationParamsKey, type Library } from '../store';
 import { serveWorker, type HandlerContext } from './host';
+import { buildCodeIndex, repositoryLayout, type CodeIndex } from './index-handlers';
 import { buffersOf } from './protocol';
 import { semanticParams } from './retrieval-params';
-import type { RetrievalResult, RetrievalSettings } from './retrieval-types';
+import {
+  COMPLETION_QUERY_LINES,
+  codeRelationParams,
+  type CompletionCursor,
+  type RetrievalResult,
+  type RetrievalSettings,
+} from './retrieval-types';
 
 export interface QueryRequest {
   question: string;
@@ -30,12 +51,34 @@ export interface QueryRequest {
   settings: RetrievalSettings;
   /** Fragments the ranked list shows. */
   listed?: number;
+  /** Eq. 11 by count (code: the top 10 windows); the budget alone when absent. */
+  maxSelected?: number;
+  /** A code completion's cursor: the windows around it are kept out of the ranking. */
+  cursor?: CompletionCursor;
+}
+
+export interface ExplainWindowRequest {
+  docId: string;
+  /** The window's index in its document (not in the run). */
+  window: number;
+  /** Most neighbours listed. */
+  limit?: number;
+}
+
+export interface ExplainWindowResult {
+  neighbourhood: WindowNeighbourhood;
+  /** Every node on the neighbours' paths, for naming the steps. */
+  nodes: CodeNodeSummary[];
+  /** Time to parse and graph the repository (0 when it was already built this session). */
+  buildMs: number;
 }
 
 export interface RetrievalApi {
   [kind: string]: { payload: unknown; result: unknown };
   ping: { payload: null; result: { pong: true; crossOriginIsolated: boolean } };
   query: { payload: QueryRequest; result: RetrievalResult };
+  /** The graph neighbourhood behind a code window's relations (Eq. 8). */
+  explainWindow: { payload: ExplainWindowRequest; result: ExplainWindowResult };
   /** Drop cached indexes (after a document is re-indexed or deleted). */
   forget: { payload: { docIds?: string[] }; result: null };
 }
@@ -63,6 +106,8 @@ async function loadDocument(
   const semantic = index.relations.find(
     (r) => r.kind === 'semantic' && r.paramsKey === key,
   )?.matrix;
+  const codeKey = relationParamsKey(codeRelationParams());
+  const code = index.relations.find((r) => r.kind === 'code' && r.paramsKey === codeKey)?.matrix;
   const { fragments, source } = index;
   const words =
     fragments.words ??
@@ -80,6 +125,7 @@ async function loadDocument(
     labels: fragments.labels,
     vectors: index.vectors,
     semantic,
+    code,
   };
 }
 
@@ -125,12 +171,24 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
   const independent = lastScores.independent;
 
   const t1 = performance.now();
+  const cursor = req.cursor;
+  const excluded = cursor
+    ? windowsOverlapping(
+        run,
+        cursor.docId,
+        cursor.path,
+        cursor.line - COMPLETION_QUERY_LINES,
+        cursor.line,
+      )
+    : [];
   const ranked = rankRun(run, independent, {
     alpha: settings.alpha,
     wRel: settings.wRel,
     relations: settings.relations,
     budget: settings.budget,
     listed: req.listed ?? 40,
+    maxSelected: req.maxSelected ?? Infinity,
+    exclude: excluded,
   });
   const t2 = performance.now();
 
@@ -157,6 +215,8 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
     settings,
     timings: { independentMs: t1 - t0, rerankMs: t2 - t1 },
   };
+  if (req.maxSelected !== undefined) result.maxSelected = req.maxSelected;
+  if (cursor) result.excluded = Uint32Array.from(excluded);
   ctx.transfer(
     buffersOf(
       result.starts,
@@ -174,14 +234,97 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
   return result;
 }
 
+let parser: CodeParser | null = null;
+const codeIndexes = new Map<string, Promise<CodeIndex>>();
+
+/** The repository's code graph and window cover, parsed again from the stored text. */
+async function codeIndexOf(docId: string, ctx: HandlerContext): Promise<CodeIndex> {
+  let pending = codeIndexes.get(docId);
+  if (!pending) {
+    pending = (async () => {
+      const lib = await openStore();
+      const [doc, source, fragments] = await Promise.all([
+        lib.getDocument(docId),
+        lib.getSource(docId),
+        lib.getFragments(docId),
+      ]);
+      if (!doc || source === undefined || !fragments) {
+        throw new Error('This repository is no longer in the library. Reload the page.');
+      }
+      if (doc.kind !== 'code') throw new Error(`“${doc.name}” is not a code repository.`);
+      const files = doc.sections
+        .filter((s) => s.kind === 'file')
+        .map((s) => ({ path: s.title, start: s.start, end: s.end }));
+      parser ??= new CodeParser(browserGrammarSource);
+      // Not cancellable by the caller: other callers may wait on the same build.
+      const index = await buildCodeIndex(
+        docId,
+        repositoryLayout(source, files),
+        parser,
+        new AbortController().signal,
+        ctx.progress,
+      );
+      if (index.windows.length !== fragments.count) {
+        throw new Error(
+          `The stored windows of “${doc.name}” do not match its files (${fragments.count} stored, ${index.windows.length} now). Remove the repository and add it again.`,
+        );
+      }
+      return index;
+    })();
+    codeIndexes.set(docId, pending);
+    pending.catch(() => codeIndexes.delete(docId));
+  }
+  return pending;
+}
+
+async function explainWindow(
+  req: ExplainWindowRequest,
+  ctx: HandlerContext,
+): Promise<ExplainWindowResult> {
+  const t0 = performance.now();
+  const built = codeIndexes.has(req.docId);
+  const index = await codeIndexOf(req.docId, ctx);
+  const buildMs = built ? 0 : performance.now() - t0;
+  const neighbourhood = explainCodeWindow(index.graph, index.cover, req.window, {
+    limit: req.limit ?? 12,
+    threshold: codeRelationParams().threshold,
+  });
+  const ids = new Set<number>();
+  for (const n of neighbourhood.neighbours) {
+    ids.add(n.from);
+    for (const step of n.steps) ids.add(step.node);
+  }
+  const { nodes, files } = index.graph;
+  return {
+    neighbourhood,
+    nodes: [...ids].map((id) => ({
+      node: id,
+      kind: nodes[id].kind,
+      name: nodes[id].name,
+      path: nodes[id].file >= 0 ? files[nodes[id].file].path : '',
+      startLine: nodes[id].startLine,
+      endLine: nodes[id].endLine,
+    })),
+    buildMs,
+  };
+}
+
 serveWorker(self as unknown as Parameters<typeof serveWorker>[0], {
   ping: () => ({ pong: true, crossOriginIsolated: self.crossOriginIsolated }),
   query: query as (payload: never, ctx: HandlerContext) => Promise<RetrievalResult>,
+  explainWindow: explainWindow as (
+    payload: never,
+    ctx: HandlerContext,
+  ) => Promise<ExplainWindowResult>,
   forget: ({ docIds }: { docIds?: string[] }) => {
-    if (!docIds) docs.clear();
-    else
+    if (!docIds) {
+      docs.clear();
+      codeIndexes.clear();
+    } else {
       for (const key of [...docs.keys()])
         if (docIds.some((id) => key.startsWith(`${id}\u0000`))) docs.delete(key);
+      for (const id of docIds) codeIndexes.delete(id);
+    }
     lastRun = null;
     lastScores = null;
     return null;

@@ -1,0 +1,93 @@
+import type { RelationKind, ScoringMode } from '../../workers/retrieval-types';
+import type { CodeSettings } from './settings';
+
+const RELATIONS: { kind: RelationKind; label: string; help: string }[] = [
+  {
+    kind: 'code',
+    label: 'code structure',
+    help: 'Eq. 8: windows joined by calls, definitions and the directory tree lend their relevance.',
+  },
+  {
+    kind: 'context',
+    label: 'context',
+    help: 'Eq. 7: neighbouring windows lend their relevance (w_rel to the distance).',
+  },
+  {
+    kind: 'semantic',
+    label: 'semantic',
+    help: 'Eq. 6: the most similar windows by embedding lend their relevance.',
+  },
+];
+
+/** The knobs of a code run; each change re-ranks at once (nothing is re-indexed). */
+export function CodeControls({
+  settings,
+  onChange,
+}: {
+  settings: CodeSettings;
+  onChange: (next: CodeSettings) => void;
+}) {
+  const set = <K extends keyof CodeSettings>(key: K, value: CodeSettings[K]) =>
+    onChange({ ...settings, [key]: value });
+  const toggle = (kind: RelationKind, on: boolean) =>
+    set(
+      'relations',
+      on
+        ? [...new Set([...settings.relations, kind])]
+        : settings.relations.filter((k) => k !== kind),
+    );
+  return (
+    <fieldset className="controls" data-testid="code-controls">
+      <legend>Code retrieval</legend>
+      <label>
+        α (environment weight) <output>{settings.alpha.toFixed(2)}</output>
+        <input
+          type="range"
+          min={0}
+          max={2}
+          step={0.05}
+          value={settings.alpha}
+          aria-label="alpha for code"
+          onChange={(e) => set('alpha', Number(e.target.value))}
+        />
+      </label>
+      <label>
+        Windows for the model
+        <input
+          type="number"
+          min={1}
+          max={50}
+          value={settings.topWindows}
+          onChange={(e) => {
+            const n = Math.round(Number(e.target.value));
+            if (n >= 1 && n <= 50) set('topWindows', n);
+          }}
+        />
+      </label>
+      <div className="controls__group" role="group" aria-label="Relations for code">
+        <span>Relations</span>
+        {RELATIONS.map((r) => (
+          <label key={r.kind} className="inline" title={r.help}>
+            <input
+              type="checkbox"
+              checked={settings.relations.includes(r.kind)}
+              onChange={(e) => toggle(r.kind, e.target.checked)}
+            />
+            {r.label}
+          </label>
+        ))}
+      </div>
+      <label>
+        Independent score
+        <select
+          value={settings.scoring}
+          onChange={(e) => set('scoring', e.target.value as ScoringMode)}
+        >
+          <option value="bm25">BM25 (words; the paper’s choice for code)</option>
+          <option value="dense">dense (embeddings)</option>
+          <option value="hybrid">hybrid</option>
+        </select>
+      </label>
+    </fieldset>
+  );
+}

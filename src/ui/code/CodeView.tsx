@@ -1,0 +1,469 @@
+/**
+ * @file The workspace for repositories (issue 5), shown in the Ask view when every ticked
+ * document is a repository: questions about the code (answered as for books, citing
+ * `file:line`), code completion at a cursor line picked in the viewer, and the visual panel:
+ * the file tree with each file's best final score as heat, the code viewer with the selected
+ * windows and their three scores, the ranked windows, and for a window the graph neighbourhood
+ * that produced its code-relation environment score.
+ *
+ * Code runs use their own settings (settings.ts): BM25, the code relation, alpha 0.5, the top
+ * 10 windows. A completion's query is the 20 lines before the cursor; the windows around the
+ * cursor are kept out of the ranking; the prompt is RepoCoder's layout (useCompletion.ts).
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { DocumentRecord, Library } from '../../store';
+import type { Caller } from '../../workers/client';
+import { isAbortError } from '../../workers/protocol';
+import type { RetrievalApi } from '../../workers/retrieval.worker';
+import type { CompletionCursor, RetrievalResult } from '../../workers/retrieval-types';
+import { AnswerPanel } from '../answer/AnswerPanel';
+import { PromptDetails } from '../answer/PromptDetails';
+import { embedderSpec, type IndexSettings } from '../library-service';
+import { CodeControls } from './CodeControls';
+import { CodeViewer, type InlineCompletion } from './CodeViewer';
+import { FileTree } from './FileTree';
+import {
+  completionQuery,
+  fileHeat,
+  fileKey,
+  fileTree,
+  linesOf,
+  repositoryFilesOf,
+  retrievedWindows,
+  textBeforeLine,
+  windowsByFile,
+  type RunWindow,
+} from './model';
+import {
+  CODE_SETTINGS_KEY,
+  defaultCodeSettings,
+  normalizeCodeSettings,
+  retrievalSettingsOf,
+  type CodeSettings,
+} from './settings';
+import { useCompletion, type CompletionStatus } from './useCompletion';
+import { WindowDetails, type ExplainedWindow, type Explainer } from './WindowDetails';
+import { WindowList } from './WindowList';
+import './code.css';
+
+export interface CodeViewProps {
+  library: Library;
+  retrieval: Caller<RetrievalApi>;
+  /** The ticked repositories (documents of kind 'code'). */
+  documents: readonly DocumentRecord[];
+  indexSettings: IndexSettings;
+  /** The stored text of a document. */
+  sourceOf: (docId: string) => Promise<string | undefined>;
+  onError: (message: string) => void;
+}
+
+type CodeRequest =
+  | { kind: 'question'; question: string }
+  | { kind: 'completion'; cursor: CompletionCursor; query: string };
+
+const COMPLETION_STATUS: Record<CompletionStatus, string> = {
+  retrieving: 'Retrieving windows…',
+  preparing: 'Preparing the prompt…',
+  loading: 'Loading the model…',
+  streaming: 'Writing…',
+  done: 'Done.',
+  stopped: 'Stopped.',
+  error: 'The completion could not be made.',
+};
+
+export function CodeView({
+  library,
+  retrieval,
+  documents,
+  indexSettings,
+  sourceOf,
+  onError,
+}: CodeViewProps) {
+  const [settings, setSettings] = useState<CodeSettings>(defaultCodeSettings);
+  const [sources, setSources] = useState<Map<string, string>>(new Map());
+  const [question, setQuestion] = useState('');
+  const [request, setRequest] = useState<CodeRequest | null>(null);
+  const [result, setResult] = useState<RetrievalResult | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [focused, setFocused] = useState<number | null>(null);
+  const [open, setOpen] = useState<{ docId: string; path: string } | null>(null);
+  const [scrollTo, setScrollTo] = useState<{ line: number; n: number } | null>(null);
+  const [cursorLine, setCursorLine] = useState(1);
+  const completion = useCompletion();
+  const queryAbort = useRef<AbortController | null>(null);
+  const explained = useRef(new Map<string, Promise<ExplainedWindow>>());
+  const docIds = useMemo(() => documents.map((d) => d.id), [documents]);
+  const docKey = docIds.join(',');
+
+  useEffect(() => {
+    let live = true;
+    void library
+      .getSetting<unknown>(CODE_SETTINGS_KEY, null)
+      .then((stored) => live && stored && setSettings(normalizeCodeSettings(stored)))
+      .catch(() => {});
+    return () => {
+      live = false;
+    };
+  }, [library]);
+
+  // The repositories' texts, for the viewer and the prompts; explanations of another set go.
+  useEffect(() => {
+    explained.current.clear();
+    let live = true;
+    void (async () => {
+      for (const doc of documents) {
+        const text = await sourceOf(doc.id);
+        if (!live) return;
+        if (text !== undefined)
+          setSources((s) => (s.has(doc.id) ? s : new Map(s).set(doc.id, text)));
+      }
+    })().catch((e: Error) => onError(e.message));
+    return () => {
+      live = false;
+    };
+    // docKey stands for the documents' identities.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [docKey, sourceOf, onError]);
+
+  const files = useMemo(
+    () => documents.map((doc) => ({ doc, files: repositoryFilesOf(doc) })),
+    [documents],
+  );
+  const current =
+    open ?? (files[0]?.files[0] ? { docId: files[0].doc.id, path: files[0].files[0].path } : null);
+  const currentFile = current
+    ? files.find((f) => f.doc.id === current.docId)?.files.find((f) => f.path === current.path)
+    : undefined;
+  const currentSource = current ? sources.get(current.docId) : undefined;
+  const lines = useMemo(
+    () =>
+      currentFile && currentSource !== undefined
+        ? linesOf(currentSource.slice(currentFile.start, currentFile.end))
+        : [],
+    [currentFile, currentSource],
+  );
+
+  const byFile = useMemo(() => (result ? windowsByFile(result) : null), [result]);
+  const heat = useMemo(
+    () => (result && byFile ? fileHeat(result, byFile) : null),
+    [result, byFile],
+  );
+  const heatMax = useMemo(() => {
+    let max = 0;
+    for (const h of heat?.values() ?? []) max = Math.max(max, h.best);
+    return max;
+  }, [heat]);
+
+  const openWindow = useCallback(
+    (index: number) => {
+      setFocused(index);
+      if (!result || !byFile) return;
+      const doc = result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
+      if (!doc) return;
+      for (const [, list] of byFile) {
+        const w = list.find((x) => x.index === index);
+        if (w) {
+          setOpen({ docId: w.docId, path: w.path });
+          setScrollTo((s) => ({ line: w.first, n: (s?.n ?? 0) + 1 }));
+          return;
+        }
+      }
+    },
+    [result, byFile],
+  );
+
+  const run = useCallback(
+    async (req: CodeRequest, s: CodeSettings): Promise<RetrievalResult | null> => {
+      queryAbort.current?.abort();
+      const controller = new AbortController();
+      queryAbort.current = controller;
+      setBusy(true);
+      try {
+        const r = await retrieval.call(
+          'query',
+          {
+            question: req.kind === 'question' ? req.question : req.query,
+            docIds,
+            embedder: embedderSpec(indexSettings),
+            semanticK: indexSettings.semanticK,
+            settings: retrievalSettingsOf(s),
+            maxSelected: s.topWindows,
+            cursor: req.kind === 'completion' ? req.cursor : undefined,
+            listed: 40,
+          },
+          { signal: controller.signal },
+        );
+        setResult(r);
+        setRequest(req);
+        setFocused((f) => (f !== null && f < r.final.length ? f : (r.selectedRanked[0] ?? null)));
+        return r;
+      } catch (e) {
+        if (!isAbortError(e)) onError((e as Error).message);
+        return null;
+      } finally {
+        if (queryAbort.current === controller) setBusy(false);
+      }
+    },
+    [docIds, indexSettings, retrieval, onError],
+  );
+
+  const ask = (e: React.FormEvent) => {
+    e.preventDefault();
+    const q = question.trim();
+    if (!q) return;
+    completion.clear();
+    setFocused(null);
+    void run({ kind: 'question', question: q }, settings);
+  };
+
+  const completeAt = async () => {
+    if (!current || !currentFile) return;
+    const line = Math.max(1, Math.min(cursorLine, lines.length + 1));
+    const cursor: CompletionCursor = { docId: current.docId, path: current.path, line };
+    // The last 20 lines before the cursor; at the top of a file, its path stands in.
+    const query = completionQuery(lines, line).trim() || current.path;
+    const signal = completion.begin(cursor);
+    setFocused(null);
+    // Bring the cursor into view (again once the window marks are drawn): the completion goes there.
+    const showCursor = () =>
+      setScrollTo((s) => ({ line: Math.max(1, line - 6), n: (s?.n ?? 0) + 1 }));
+    showCursor();
+    const r = await run({ kind: 'completion', cursor, query }, settings);
+    if (signal.aborted) return;
+    showCursor();
+    if (!r)
+      return completion.fail({ code: 'engine', message: 'The windows could not be retrieved.' });
+    const fragments = retrievedWindows(r, sources);
+    if (!fragments)
+      return completion.fail({ code: 'engine', message: 'The repository text is still loading.' });
+    await completion.complete({
+      fragments,
+      path: current.path,
+      textBeforeCursor: textBeforeLine(lines, line),
+    });
+  };
+
+  const onSettings = (next: CodeSettings) => {
+    setSettings(next);
+    void library.setSetting(CODE_SETTINGS_KEY, next).catch((e: Error) => onError(e.message));
+    // Re-rank what was asked (a completion is not written again: press Complete for that).
+    if (request) void run(request, next);
+  };
+
+  const explain: Explainer = useCallback(
+    (docId, window) => {
+      const key = `${docId}\u0000${window}`;
+      let p = explained.current.get(key);
+      if (!p) {
+        p = retrieval.call('explainWindow', { docId, window });
+        explained.current.set(key, p);
+        p.catch(() => explained.current.delete(key));
+      }
+      return p;
+    },
+    [retrieval],
+  );
+
+  const crun = completion.run;
+  const completionHere =
+    crun && current && crun.cursor.docId === current.docId && crun.cursor.path === current.path
+      ? crun
+      : null;
+  const inline: InlineCompletion | null = completionHere
+    ? {
+        text: completionHere.text,
+        status:
+          completionHere.status === 'streaming'
+            ? 'streaming'
+            : completionHere.status === 'done'
+              ? 'done'
+              : completionHere.status === 'stopped'
+                ? 'stopped'
+                : completionHere.status === 'error'
+                  ? 'error'
+                  : 'waiting',
+      }
+    : null;
+  const viewerCursor = completionHere ? completionHere.cursor.line : cursorLine;
+  const fileWindows: RunWindow[] =
+    (current && byFile?.get(fileKey(current.docId, current.path))) || [];
+  const completing =
+    crun !== null && ['retrieving', 'preparing', 'loading', 'streaming'].includes(crun.status);
+
+  return (
+    <section className="code" aria-label="Repository" data-testid="code-view">
+      <form className="ask" onSubmit={ask} role="search">
+        <label htmlFor="code-question" className="visually-hidden">
+          Question about the repository
+        </label>
+        <input
+          id="code-question"
+          value={question}
+          onChange={(e) => setQuestion(e.target.value)}
+          placeholder={`Ask about ${documents.length === 1 ? documents[0].name : `the ${documents.length} repositories`}…`}
+        />
+        <button type="submit" className="primary" disabled={!question.trim()}>
+          Ask
+        </button>
+      </form>
+      <CodeControls settings={settings} onChange={onSettings} />
+      {busy && !result && <p role="status">Scoring windows…</p>}
+      {result && request && (
+        <p className="stats" data-testid="code-summary">
+          {result.selected.length} of {result.final.length.toLocaleString('en')} windows selected{' '}
+          {request.kind === 'question'
+            ? `for “${result.question}”`
+            : `for the completion at ${request.cursor.path}:${request.cursor.line} (query: the lines before it)`}{' '}
+          · {result.settings.scoring} with {result.settings.relations.join(' + ') || 'no relation'},
+          α {result.settings.alpha.toFixed(2)} · scored in {result.timings.independentMs.toFixed(0)}{' '}
+          ms, ranked in {result.timings.rerankMs.toFixed(1)} ms
+        </p>
+      )}
+
+      <div className="code__panel">
+        <nav className="card code__files" aria-label="Files">
+          <h2 className="card__title">Files</h2>
+          {files.map(({ doc, files: list }) => (
+            <div key={doc.id}>
+              {files.length > 1 && <h3 className="code__repo">{doc.name}</h3>}
+              <FileTree
+                docId={doc.id}
+                tree={fileTree(list.map((f) => f.path))}
+                heat={heat}
+                max={heatMax}
+                open={current?.docId === doc.id ? current.path : null}
+                onOpen={(path) => {
+                  setOpen({ docId: doc.id, path });
+                  setScrollTo((s) => ({ line: 1, n: (s?.n ?? 0) + 1 }));
+                }}
+              />
+            </div>
+          ))}
+        </nav>
+        <div className="card code__file">
+          {current ? (
+            <>
+              <div className="code__toolbar">
+                <h2 className="card__title" data-testid="open-file">
+                  {current.path}
+                </h2>
+                <label>
+                  Cursor line{' '}
+                  <input
+                    type="number"
+                    min={1}
+                    max={lines.length + 1}
+                    value={cursorLine}
+                    onChange={(e) => {
+                      const n = Math.round(Number(e.target.value));
+                      if (n >= 1) setCursorLine(n);
+                    }}
+                  />
+                </label>
+                <button
+                  type="button"
+                  className="primary"
+                  disabled={completing || lines.length === 0}
+                  onClick={() => void completeAt()}
+                >
+                  Complete at line {cursorLine}
+                </button>
+                {completing && (
+                  <button type="button" onClick={completion.stop}>
+                    Stop
+                  </button>
+                )}
+              </div>
+              <CodeViewer
+                path={current.path}
+                lines={lines}
+                windows={fileWindows}
+                result={result}
+                focused={focused}
+                cursor={viewerCursor}
+                completion={inline}
+                scrollTo={scrollTo}
+                onPickWindow={openWindow}
+                onCursor={setCursorLine}
+              />
+            </>
+          ) : (
+            <p>Loading the repository…</p>
+          )}
+        </div>
+      </div>
+
+      {crun && (
+        <section
+          className="card completion"
+          aria-labelledby="completion-title"
+          data-testid="completion-panel"
+          data-state={crun.status}
+        >
+          <h2 id="completion-title" className="card__title">
+            Completion at {crun.cursor.path}:{crun.cursor.line}
+          </h2>
+          <p className="stats" role="status" data-testid="completion-status">
+            {COMPLETION_STATUS[crun.status]}
+            {crun.engineLabel && ` · ${crun.engineLabel}`}
+            {crun.stats &&
+              crun.status === 'done' &&
+              ` · ${(crun.stats.elapsedMs / 1000).toFixed(1)} s`}
+          </p>
+          {crun.error && (
+            <div className="answer__error" role="alert" data-testid="completion-error">
+              <p>{crun.error.message}</p>
+              {crun.error.detail && <p className="stats">{crun.error.detail}</p>}
+              {crun.error.code === 'bad-request' && completion.problem && (
+                <p className="stats">Set up the engine in the Answer panel below.</p>
+              )}
+            </div>
+          )}
+          {crun.text && (
+            <pre className="code-completion" data-testid="completion-text">
+              {crun.text}
+            </pre>
+          )}
+          {crun.prompt && (
+            <>
+              <ol className="answer__sources" aria-label="Windows the model was given">
+                {crun.prompt.sources.map((s) => (
+                  <li key={s.label}>
+                    <button type="button" className="link" onClick={() => openWindow(s.index)}>
+                      [{s.label}] {s.location}
+                    </button>
+                  </li>
+                ))}
+              </ol>
+              <PromptDetails prompt={crun.prompt} exact={crun.exactCounts} />
+            </>
+          )}
+        </section>
+      )}
+
+      {result && (
+        <div className="panel">
+          <div className="card">
+            <h2 className="card__title">Windows ranked by final score</h2>
+            <WindowList result={result} focused={focused} onPick={openWindow} />
+          </div>
+          {focused !== null && focused < result.final.length && (
+            <div className="card">
+              <WindowDetails
+                result={result}
+                index={focused}
+                explain={explain}
+                onPick={openWindow}
+              />
+            </div>
+          )}
+        </div>
+      )}
+      <AnswerPanel
+        result={request?.kind === 'question' ? result : null}
+        sources={sources}
+        onCite={openWindow}
+      />
+    </section>
+  );
+}

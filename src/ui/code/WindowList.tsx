@@ -1,0 +1,62 @@
+/**
+ * @file The windows ranked by final score (Eq. 10), each with its equation bar and, per relation
+ * kind, the environment score it got; the selected ones (the top windows handed to the model)
+ * marked. Windows kept out of the ranking (they hold a completion's cursor) are listed apart.
+ */
+import type { RetrievalResult } from '../../workers/retrieval-types';
+import { ScoreBar, fmt } from '../components/ScoreBar';
+
+export function WindowList({
+  result,
+  focused,
+  onPick,
+}: {
+  result: RetrievalResult;
+  focused: number | null;
+  onPick: (index: number) => void;
+}) {
+  const selected = new Set(result.selected);
+  let scale = 0;
+  for (const i of result.top) scale = Math.max(scale, result.final[i]);
+  const kinds = Object.keys(result.environmentByKind);
+  const excluded = [...(result.excluded ?? [])];
+  return (
+    <>
+      <ol className="ranked" aria-label="Windows ranked by final score" data-testid="window-list">
+        {[...result.top].map((i, rank) => (
+          <li
+            key={i}
+            className={`ranked__item${selected.has(i) ? ' ranked__item--selected' : ''}${focused === i ? ' ranked__item--focused' : ''}`}
+            data-fragment={i}
+            data-label={result.labels[i]}
+            data-selected={selected.has(i)}
+          >
+            <button type="button" className="ranked__open" onClick={() => onPick(i)}>
+              <span className="ranked__rank">{rank + 1}.</span> {result.labels[i] || `#${i + 1}`}
+              {selected.has(i) && <span className="badge badge--selected">selected</span>}
+            </button>
+            <ScoreBar
+              independent={result.independent[i]}
+              environment={result.environment[i]}
+              alpha={result.settings.alpha}
+              scale={scale}
+            />
+            {kinds.length > 0 && (
+              <p className="ranked__preview" data-testid="window-kinds">
+                {kinds
+                  .map((k) => `${k} environment ${fmt(result.environmentByKind[k][i])}`)
+                  .join(' · ')}
+              </p>
+            )}
+          </li>
+        ))}
+      </ol>
+      {excluded.length > 0 && (
+        <p className="stats" data-testid="excluded-windows">
+          Kept out of the ranking (they hold the cursor or repeat the lines before it):{' '}
+          {excluded.map((i) => result.labels[i]).join(', ')}.
+        </p>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,170 @@
+/**
+ * @file What the code panel draws, computed from a retrieval result and the stored repository:
+ * the file tree with each file's best final score (its heat), the windows of a file, the lines
+ * of a file, and a completion's inputs (the text before the cursor, the query, the retrieved
+ * windows as prompt fragments). Plain functions, tested in Node.
+ */
+import type { PromptFragment } from '../../core/prompt';
+import { parseWindowLabel } from '../../core/run';
+import type { DocumentRecord } from '../../store';
+import { COMPLETION_QUERY_LINES, type RetrievalResult } from '../../workers/retrieval-types';
+
+/** A file of a stored repository: a span of its source text. */
+export interface RepoFile {
+  docId: string;
+  path: string;
+  start: number;
+  end: number;
+}
+
+/** The files of a repository document (its sections of kind 'file'), in path order. */
+export function repositoryFilesOf(doc: Pick<DocumentRecord, 'id' | 'sections'>): RepoFile[] {
+  return doc.sections
+    .filter((s) => s.kind === 'file')
+    .map((s) => ({ docId: doc.id, path: s.title, start: s.start, end: s.end }));
+}
+
+/** A code window of the run with its place in its file. */
+export interface RunWindow {
+  /** Index in the run. */
+  index: number;
+  docId: string;
+  path: string;
+  /** 1-based inclusive lines. */
+  first: number;
+  last: number;
+}
+
+/** Every code window of the run, by document and file: `${docId}\0${path}` -> windows in order. */
+export function windowsByFile(result: RetrievalResult): Map<string, RunWindow[]> {
+  const out = new Map<string, RunWindow[]>();
+  for (const d of result.documents) {
+    for (let i = d.offset; i < d.offset + d.count; i++) {
+      const w = parseWindowLabel(result.labels[i]);
+      if (!w) continue;
+      const key = fileKey(d.docId, w.path);
+      let list = out.get(key);
+      if (!list) out.set(key, (list = []));
+      list.push({ index: i, docId: d.docId, ...w });
+    }
+  }
+  return out;
+}
+
+export function fileKey(docId: string, path: string): string {
+  return `${docId}\u0000${path}`;
+}
+
+/** One file's heat: its best final score (Eq. 10) and how many of its windows were selected. */
+export interface FileHeat {
+  best: number;
+  bestWindow: number;
+  selected: number;
+}
+
+export function fileHeat(
+  result: RetrievalResult,
+  byFile: Map<string, RunWindow[]>,
+): Map<string, FileHeat> {
+  const selected = new Set(result.selected);
+  const excluded = new Set(result.excluded ?? []);
+  const out = new Map<string, FileHeat>();
+  for (const [key, windows] of byFile) {
+    let best = -Infinity;
+    let bestWindow = -1;
+    let count = 0;
+    for (const w of windows) {
+      if (selected.has(w.index)) count++;
+      if (excluded.has(w.index)) continue;
+      const f = result.final[w.index];
+      if (f > best) {
+        best = f;
+        bestWindow = w.index;
+      }
+    }
+    out.set(key, { best: bestWindow < 0 ? 0 : best, bestWindow, selected: count });
+  }
+  return out;
+}
+
+/** A directory of the file tree. */
+export interface TreeDir {
+  name: string;
+  /** '' for the root. */
+  path: string;
+  dirs: TreeDir[];
+  files: { name: string; path: string }[];
+}
+
+/** The directory tree of a repository's files (directories first, then files, by name). */
+export function fileTree(paths: readonly string[]): TreeDir {
+  const root: TreeDir = { name: '', path: '', dirs: [], files: [] };
+  for (const path of paths) {
+    const parts = path.split('/');
+    let dir = root;
+    for (let k = 0; k < parts.length - 1; k++) {
+      const sub = parts.slice(0, k + 1).join('/');
+      let next = dir.dirs.find((d) => d.path === sub);
+      if (!next) dir.dirs.push((next = { name: parts[k], path: sub, dirs: [], files: [] }));
+      dir = next;
+    }
+    dir.files.push({ name: parts[parts.length - 1], path });
+  }
+  const sort = (d: TreeDir) => {
+    d.dirs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    d.files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    d.dirs.forEach(sort);
+  };
+  sort(root);
+  return root;
+}
+
+/** The lines of a file's text (its final '\n' does not start an extra line). */
+export function linesOf(text: string): string[] {
+  const lines = text.split('\n');
+  if (lines.length > 1 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}
+
+/** The text before a cursor at the start of `line` (1-based): lines 1 .. line - 1, each with '\n'. */
+export function textBeforeLine(lines: readonly string[], line: number): string {
+  const n = Math.max(0, Math.min(line - 1, lines.length));
+  return n === 0 ? '' : lines.slice(0, n).join('\n') + '\n';
+}
+
+/** A completion's query: the last COMPLETION_QUERY_LINES lines before the cursor (RepoCoder). */
+export function completionQuery(lines: readonly string[], line: number): string {
+  const end = Math.max(0, Math.min(line - 1, lines.length));
+  return lines.slice(Math.max(0, end - COMPLETION_QUERY_LINES), end).join('\n');
+}
+
+/**
+ * The selected windows as the code completion prompt takes them: in document order, with their
+ * rank by final score and their `path:first-last` location. Null while a source is loading.
+ */
+export function retrievedWindows(
+  result: RetrievalResult,
+  sources: ReadonlyMap<string, string>,
+): PromptFragment[] | null {
+  const rankOf = new Map<number, number>();
+  result.selectedRanked.forEach((index, rank) => rankOf.set(index, rank));
+  const out: PromptFragment[] = [];
+  for (const index of result.selected) {
+    const doc = result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
+    const text = doc ? sources.get(doc.docId) : undefined;
+    if (text === undefined) return null;
+    out.push({
+      index,
+      rank: rankOf.get(index) ?? out.length,
+      location: result.labels[index] || `window ${index - doc!.offset + 1}`,
+      text: text.slice(result.starts[index], result.ends[index]),
+    });
+  }
+  return out;
+}
+
+/** Heat as a colour's opacity in [0, 1]: the file's best final score over the run's best. */
+export function heatLevel(best: number, max: number): number {
+  if (!(max > 0) || !(best > 0)) return 0;
+  return Math.min(1, best / max);
+}

@@ -1,0 +1,57 @@
+/**
+ * @file Retrieval settings for repositories (DESIGN.md section 2, "Defaults by text type"): BM25
+ * independent scores (dense optional), the code-structure relation, alpha 0.5, the top 10
+ * windows. Kept apart from the book settings, under their own key in the library.
+ */
+import { defaultsByTextKind } from '../../core/options';
+import type { RelationKind, RetrievalSettings, ScoringMode } from '../../workers/retrieval-types';
+
+export interface CodeSettings {
+  /** Eq. 10 weight of the environment score. */
+  alpha: number;
+  /** Eq. 7 decay, when the context relation is on for code too. */
+  wRel: number;
+  scoring: ScoringMode;
+  relations: RelationKind[];
+  /** Eq. 11 by count: the windows handed to the model. */
+  topWindows: number;
+}
+
+export const CODE_SETTINGS_KEY = 'code-retrieval';
+
+export const defaultCodeSettings: Readonly<CodeSettings> = Object.freeze<CodeSettings>({
+  alpha: defaultsByTextKind.code.alpha,
+  wRel: defaultsByTextKind.code.wRel,
+  scoring: 'bm25',
+  relations: ['code'],
+  topWindows: defaultsByTextKind.code.topWindows,
+});
+
+/** Stored settings, checked field by field (an older or damaged record falls back per field). */
+export function normalizeCodeSettings(stored: unknown): CodeSettings {
+  const s = (stored && typeof stored === 'object' ? stored : {}) as Partial<CodeSettings>;
+  const d = defaultCodeSettings;
+  const num = (v: unknown, lo: number, hi: number, fallback: number) =>
+    typeof v === 'number' && v >= lo && v <= hi ? v : fallback;
+  const kinds: RelationKind[] = ['code', 'context', 'semantic'];
+  return {
+    alpha: num(s.alpha, 0, 2, d.alpha),
+    wRel: num(s.wRel, 0, 0.95, d.wRel),
+    scoring: s.scoring === 'dense' || s.scoring === 'hybrid' ? s.scoring : 'bm25',
+    relations: Array.isArray(s.relations)
+      ? kinds.filter((k) => s.relations!.includes(k))
+      : [...d.relations],
+    topWindows: Math.round(num(s.topWindows, 1, 50, d.topWindows)),
+  };
+}
+
+/** The retrieval worker's settings for a code run: selection by count, so no word budget. */
+export function retrievalSettingsOf(settings: CodeSettings): RetrievalSettings {
+  return {
+    alpha: settings.alpha,
+    wRel: settings.wRel,
+    relations: settings.relations,
+    scoring: settings.scoring,
+    budget: Infinity,
+  };
+}
