@@ -14,6 +14,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { DocumentRecord, Library } from '../../store';
 import type { Caller } from '../../workers/client';
 import { isAbortError } from '../../workers/protocol';
+import { parseWindowLabel } from '../../core/run';
 import type { RetrievalApi } from '../../workers/retrieval.worker';
 import type { CompletionCursor, RetrievalResult } from '../../workers/retrieval-types';
 import { AnswerPanel } from '../answer/AnswerPanel';
@@ -213,7 +214,15 @@ export function CodeView({
     if (!q) return;
     completion.clear();
     setFocused(null);
-    void run({ kind: 'question', question: q }, settings);
+    void run({ kind: 'question', question: q }, settings).then((r) => {
+      // Open the best window where it sits, so the answer's main source is on screen.
+      const top = r?.selectedRanked[0];
+      const w = top === undefined ? null : parseWindowLabel(r!.labels[top]);
+      const doc = r?.documents.find((d) => top! >= d.offset && top! < d.offset + d.count);
+      if (!w || !doc) return;
+      setOpen({ docId: doc.docId, path: w.path });
+      setScrollTo((s) => ({ line: w.first, n: (s?.n ?? 0) + 1 }));
+    });
   };
 
   const completeAt = async () => {

@@ -12,10 +12,12 @@ export interface Job {
 
 const STAGES: Record<string, string> = {
   read: 'Reading',
+  parse: 'Parsing the code',
   split: 'Splitting into fragments',
   download: 'Downloading the model',
   warmup: 'Starting the model',
   embed: 'Embedding',
+  graph: 'Building the code graph',
   relate: 'Relating fragments',
   save: 'Saving',
 };
@@ -41,7 +43,8 @@ export function LibraryPanel({
       </h2>
       {documents.length === 0 && jobs.length === 0 && (
         <p className="empty-state">
-          Drop a book (.txt, .md, .html, .epub, .pdf) anywhere on this page, or use “Add files…”.
+          Drop a book (.txt, .md, .html, .epub, .pdf) or a zipped repository anywhere on this page,
+          or use “Add files…” or “Add a folder…”.
         </p>
       )}
       <ul className="library" data-testid="library">
