@@ -9,11 +9,11 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { citedLabels } from '../../core/citations';
 import { storyQaPrompt, type Prompt, type PromptSource } from '../../core/prompt';
-import { fitPromptToEngine } from '../../llm/fit';
 import type { FinishReason, GenerateStats, LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { AnswerText } from './AnswerText';
 import { selectedFragments } from './fragments';
+import { fitAndGenerate } from './generate';
 import { PromptDetails } from './PromptDetails';
 import { SharedEngineSettings, useEngine } from './useEngine';
 import './answer.css';
@@ -110,48 +110,19 @@ export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
     update({ status: 'preparing', engineLabel: llm.label });
     // Never reserve more than half the window for the answer: the excerpts need room too.
     const answerTokens = Math.min(engine.settings.answerTokens, Math.floor(llm.contextLimit / 2));
-    let fitted;
-    try {
-      fitted = await fitPromptToEngine(
-        llm,
-        (budget) => storyQaPrompt({ question, fragments }, budget),
+    const generated = await fitAndGenerate(
+      llm,
+      (budget) => storyQaPrompt({ question, fragments }, budget),
+      {
         answerTokens,
-        controller.signal,
-      );
-    } catch (e) {
-      if (controller.signal.aborted) return failWith({ code: 'aborted', message: 'Stopped.' });
-      return failWith({
-        code: 'engine',
-        message: 'The prompt could not be measured for this model.',
-        detail: (e as Error).message,
-      });
-    }
-    if (!fitted.ok) return failWith({ code: 'context-length', message: fitted.reason });
-    const prompt = fitted.prompt;
-    update({ status: 'streaming', prompt, exactCounts: llm.exactTokenCounts });
-
-    // Tokens arrive faster than the screen redraws: gather them and paint once per frame.
-    let pending = '';
-    let frame = 0;
-    const flush = () => {
-      frame = 0;
-      if (!pending) return;
-      const piece = pending;
-      pending = '';
-      setRun((r) => (r && r.id === id ? { ...r, text: r.text + piece } : r));
-    };
-    const outcome = await llm.generate({
-      messages: prompt.messages,
-      text: prompt.text,
-      maxTokens: Math.max(16, Math.min(answerTokens, llm.contextLimit - prompt.tokens)),
-      signal: controller.signal,
-      onToken: (t) => {
-        pending += t;
-        frame ||= requestAnimationFrame(flush);
+        signal: controller.signal,
+        onPrompt: (prompt) =>
+          update({ status: 'streaming', prompt, exactCounts: llm.exactTokenCounts }),
+        onText: (piece) => setRun((r) => (r && r.id === id ? { ...r, text: r.text + piece } : r)),
       },
-    });
-    if (frame) cancelAnimationFrame(frame);
-    flush();
+    );
+    if (!generated.ok) return failWith(generated.error);
+    const { outcome } = generated;
     if (abort.current === controller) abort.current = null;
     if (outcome.ok) {
       update({ status: 'done', stats: outcome.stats, finish: outcome.finish, text: outcome.text });

@@ -11,7 +11,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { chatMemoryPrompt } from '../../core/prompt';
-import { fitPromptToEngine } from '../../llm/fit';
+import { fitAndGenerate } from '../answer/generate';
 import { hostOf } from '../../llm/errors';
 import { ENGINE_LABELS, isApiEngine } from '../../llm/settings';
 import type { LlmError } from '../../llm/types';
@@ -327,49 +327,22 @@ function ChatWorkspace({
     update({ entryKey: key });
 
     const answerTokens = view.budget.answer;
-    let fitted;
-    try {
-      fitted = await fitPromptToEngine(
-        llm,
-        (budget) => chatMemoryPrompt(view.parts.input, budget),
+    const generated = await fitAndGenerate(
+      llm,
+      (budget) => chatMemoryPrompt(view.parts.input, budget),
+      {
         answerTokens,
         signal,
-      );
-    } catch (e) {
-      if (signal.aborted) return fail(STOPPED);
-      return fail({
-        code: 'engine',
-        message: 'The prompt could not be measured for this model.',
-        detail: (e as Error).message,
-      });
-    }
-    if (!fitted.ok) return fail({ code: 'context-length', message: fitted.reason });
-    const prompt = fitted.prompt;
-    setEntries((m) => withEntry(m, key, { ...base, prompt, exact: llm.exactTokenCounts }));
-    update({ status: 'streaming' });
-
-    // Tokens arrive faster than the screen redraws: gather them and paint once per frame.
-    let pending = '';
-    let frame = 0;
-    const flush = () => {
-      frame = 0;
-      if (!pending) return;
-      const piece = pending;
-      pending = '';
-      setRun((r) => (r && r.id === runNo ? { ...r, text: r.text + piece } : r));
-    };
-    const outcome = await llm.generate({
-      messages: prompt.messages,
-      text: prompt.text,
-      maxTokens: Math.max(16, Math.min(answerTokens, llm.contextLimit - prompt.tokens)),
-      signal,
-      onToken: (t) => {
-        pending += t;
-        frame ||= requestAnimationFrame(flush);
+        onPrompt: (prompt) => {
+          setEntries((m) => withEntry(m, key, { ...base, prompt, exact: llm.exactTokenCounts }));
+          update({ status: 'streaming' });
+        },
+        onText: (piece) =>
+          setRun((r) => (r && r.id === runNo ? { ...r, text: r.text + piece } : r)),
       },
-    });
-    if (frame) cancelAnimationFrame(frame);
-    flush();
+    );
+    if (!generated.ok) return fail(generated.error);
+    const { outcome } = generated;
     if (abort.current === controller) abort.current = null;
 
     const stoppedWithText = !outcome.ok && outcome.error.code === 'aborted' && outcome.text.trim();

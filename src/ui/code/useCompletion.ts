@@ -6,7 +6,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { codeCompletionPrompt, type Prompt, type PromptFragment } from '../../core/prompt';
-import { fitPromptToEngine } from '../../llm/fit';
+import { fitAndGenerate } from '../answer/generate';
 import type { GenerateStats, LlmError } from '../../llm/types';
 import type { CompletionCursor } from '../../workers/retrieval-types';
 import { useEngine } from '../answer/useEngine';
@@ -92,55 +92,27 @@ export function useCompletion() {
         MAX_COMPLETION_TOKENS,
         Math.floor(llm.contextLimit / 2),
       );
-      let fitted;
-      try {
-        fitted = await fitPromptToEngine(
-          llm,
-          (budget) =>
-            codeCompletionPrompt(
-              {
-                fragments: input.fragments,
-                currentFile: { path: input.path, textBeforeCursor: input.textBeforeCursor },
-              },
-              budget,
-            ),
+      const generated = await fitAndGenerate(
+        llm,
+        (budget) =>
+          codeCompletionPrompt(
+            {
+              fragments: input.fragments,
+              currentFile: { path: input.path, textBeforeCursor: input.textBeforeCursor },
+            },
+            budget,
+          ),
+        {
           answerTokens,
-          controller.signal,
-        );
-      } catch (e) {
-        if (controller.signal.aborted) return failWith({ code: 'aborted', message: 'Stopped.' });
-        return failWith({
-          code: 'engine',
-          message: 'The prompt could not be measured for this model.',
-          detail: (e as Error).message,
-        });
-      }
-      if (!fitted.ok) return failWith({ code: 'context-length', message: fitted.reason });
-      const prompt = fitted.prompt;
-      update({ status: 'streaming', prompt, exactCounts: llm.exactTokenCounts });
-
-      let pending = '';
-      let frame = 0;
-      const flush = () => {
-        frame = 0;
-        if (!pending) return;
-        const piece = pending;
-        pending = '';
-        setRun((r) => (r && r.id === id ? { ...r, text: r.text + piece } : r));
-      };
-      const outcome = await llm.generate({
-        messages: prompt.messages,
-        text: prompt.text,
-        maxTokens: Math.max(16, Math.min(answerTokens, llm.contextLimit - prompt.tokens)),
-        temperature: 0,
-        signal: controller.signal,
-        onToken: (t) => {
-          pending += t;
-          frame ||= requestAnimationFrame(flush);
+          temperature: 0,
+          signal: controller.signal,
+          onPrompt: (prompt) =>
+            update({ status: 'streaming', prompt, exactCounts: llm.exactTokenCounts }),
+          onText: (piece) => setRun((r) => (r && r.id === id ? { ...r, text: r.text + piece } : r)),
         },
-      });
-      if (frame) cancelAnimationFrame(frame);
-      flush();
+      );
+      if (!generated.ok) return failWith(generated.error);
+      const { outcome } = generated;
       if (abort.current === controller) abort.current = null;
       if (outcome.ok) {
         update({ status: 'done', text: outcome.text, stats: outcome.stats });

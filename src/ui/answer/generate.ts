@@ -1,0 +1,74 @@
+/**
+ * @file The one way the UI runs a generation: fit the task's prompt to the engine's context,
+ * then stream the answer. Shared by the answer panel, code completion and the chat.
+ */
+import type { Prompt, PromptBudget, PromptResult } from '../../core/prompt';
+import { fitPromptToEngine } from '../../llm/fit';
+import type { GenerateOutcome, LlmEngine, LlmError } from '../../llm/types';
+
+export type FitAndGenerate =
+  /** Nothing was generated: stopped while measuring, unmeasurable, or too long to fit. */
+  | { ok: false; error: LlmError }
+  /** The prompt that was sent and how the generation ended (which may itself be an error). */
+  | { ok: true; prompt: Prompt; outcome: GenerateOutcome };
+
+export interface FitAndGenerateOptions {
+  /** Tokens reserved for the answer. */
+  answerTokens: number;
+  signal: AbortSignal;
+  temperature?: number;
+  /** The fitted prompt, before the first token. */
+  onPrompt: (prompt: Prompt) => void;
+  /** New text, batched so the page paints at most once per animation frame. */
+  onText: (piece: string) => void;
+}
+
+export async function fitAndGenerate(
+  llm: LlmEngine,
+  build: (budget: PromptBudget) => PromptResult,
+  options: FitAndGenerateOptions,
+): Promise<FitAndGenerate> {
+  const { answerTokens, signal } = options;
+  let fitted: PromptResult;
+  try {
+    fitted = await fitPromptToEngine(llm, build, answerTokens, signal);
+  } catch (e) {
+    if (signal.aborted) return { ok: false, error: { code: 'aborted', message: 'Stopped.' } };
+    return {
+      ok: false,
+      error: {
+        code: 'engine',
+        message: 'The prompt could not be measured for this model.',
+        detail: (e as Error).message,
+      },
+    };
+  }
+  if (!fitted.ok) return { ok: false, error: { code: 'context-length', message: fitted.reason } };
+  const prompt = fitted.prompt;
+  options.onPrompt(prompt);
+
+  // Tokens arrive faster than the screen redraws: gather them and paint once per frame.
+  let pending = '';
+  let frame = 0;
+  const flush = () => {
+    frame = 0;
+    if (!pending) return;
+    const piece = pending;
+    pending = '';
+    options.onText(piece);
+  };
+  const outcome = await llm.generate({
+    messages: prompt.messages,
+    text: prompt.text,
+    maxTokens: Math.max(16, Math.min(answerTokens, llm.contextLimit - prompt.tokens)),
+    temperature: options.temperature,
+    signal,
+    onToken: (t) => {
+      pending += t;
+      frame ||= requestAnimationFrame(flush);
+    },
+  });
+  if (frame) cancelAnimationFrame(frame);
+  flush();
+  return { ok: true, prompt, outcome };
+}
