@@ -11,6 +11,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { startOpenAiServer, type OpenAiServer } from './support/openai-server';
+import { isLocal, openLocalPage } from './support/local-page';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
@@ -23,13 +24,6 @@ let server: OpenAiServer;
 let page: Page;
 const urls: string[] = [];
 const problems: string[] = [];
-
-function isLocal(href: string): boolean {
-  const url = new URL(href);
-  if (url.protocol === 'data:') return true;
-  const target = url.protocol === 'blob:' ? new URL(url.pathname) : url;
-  return target.hostname === '127.0.0.1';
-}
 
 async function ask(question: string) {
   await page.getByLabel('Question').fill(question);
@@ -64,15 +58,8 @@ async function expectQuestionKept() {
 
 test.beforeAll(async ({ browser }) => {
   server = await startOpenAiServer();
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  context.on('request', (r) => urls.push(r.url()));
-  await context.route(
-    (url) => !isLocal(url.href),
-    (route) => route.abort('blockedbyclient'),
-  );
-  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
-  page = await context.newPage();
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page = await openLocalPage(browser, urls, problems);
+  await page.context().grantPermissions(['clipboard-read', 'clipboard-write']);
 });
 
 test.afterAll(async () => {

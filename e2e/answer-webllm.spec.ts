@@ -11,13 +11,7 @@
  */
 import { expect, test, type Page } from '@playwright/test';
 import { chromiumArgs } from '../playwright.config';
-
-function isLocal(href: string): boolean {
-  const url = new URL(href);
-  if (url.protocol === 'data:') return true;
-  const target = url.protocol === 'blob:' ? new URL(url.pathname) : url;
-  return target.hostname === '127.0.0.1';
-}
+import { isLocal } from './support/local-page';
 
 test('without WebGPU, WebLLM explains why and points to wllama and the APIs', async ({ page }) => {
   const urls: string[] = [];

@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { SHARED_MODELS, startHubMirror, type HubMirror } from './support/hub-mirror';
+import { isLocal, openLocalPage } from './support/local-page';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
@@ -25,13 +26,6 @@ let mirror: HubMirror;
 let page: Page;
 const urls: string[] = [];
 const problems: string[] = [];
-
-function isLocal(href: string): boolean {
-  const url = new URL(href);
-  if (url.protocol === 'data:') return true;
-  const target = url.protocol === 'blob:' ? new URL(url.pathname) : url;
-  return target.hostname === '127.0.0.1';
-}
 
 const panel = () => page.getByTestId('answer-panel');
 const answerText = () => panel().getByTestId('answer-text');
@@ -73,14 +67,7 @@ async function answerThenStop(): Promise<string> {
 
 test.beforeAll(async ({ browser }) => {
   mirror = await startHubMirror();
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  context.on('request', (r) => urls.push(r.url()));
-  await context.route(
-    (url) => !isLocal(url.href),
-    (route) => route.abort('blockedbyclient'),
-  );
-  page = await context.newPage();
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page = await openLocalPage(browser, urls, problems);
 });
 
 test.afterAll(async () => {

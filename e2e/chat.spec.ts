@@ -12,6 +12,7 @@ import { expect, test, type Locator, type Page } from '@playwright/test';
 import { BISCUIT_CHAT, BISCUIT_QUESTION } from '../src/ui/chat/testing';
 import { dropFiles } from './support/drop';
 import { startOpenAiServer, type OpenAiServer } from './support/openai-server';
+import { isLocal, openLocalPage } from './support/local-page';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -19,13 +20,6 @@ let server: OpenAiServer;
 let page: Page;
 const urls: string[] = [];
 const problems: string[] = [];
-
-function isLocal(href: string): boolean {
-  const url = new URL(href);
-  if (url.protocol === 'data:') return true;
-  const target = url.protocol === 'blob:' ? new URL(url.pathname) : url;
-  return target.hostname === '127.0.0.1';
-}
 
 const chat = () => page.getByTestId('chat-view');
 const panel = () => page.getByTestId('memory-panel');
@@ -56,14 +50,7 @@ async function say(message: string, answer: string, rounds: Locator) {
 
 test.beforeAll(async ({ browser }) => {
   server = await startOpenAiServer();
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  context.on('request', (r) => urls.push(r.url()));
-  await context.route(
-    (url) => !isLocal(url.href),
-    (route) => route.abort('blockedbyclient'),
-  );
-  page = await context.newPage();
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page = await openLocalPage(browser, urls, problems);
 });
 
 test.afterAll(async () => {

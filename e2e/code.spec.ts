@@ -17,6 +17,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { strToU8, zipSync } from 'fflate';
 import { dropFiles } from './support/drop';
 import { startOpenAiServer, type OpenAiServer } from './support/openai-server';
+import { isLocal, openLocalPage } from './support/local-page';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PICOMATCH = resolve(HERE, '../node_modules/picomatch');
@@ -32,13 +33,6 @@ let server: OpenAiServer;
 let page: Page;
 const urls: string[] = [];
 const problems: string[] = [];
-
-function isLocal(href: string): boolean {
-  const url = new URL(href);
-  if (url.protocol === 'data:') return true;
-  const target = url.protocol === 'blob:' ? new URL(url.pathname) : url;
-  return target.hostname === '127.0.0.1';
-}
 
 /** The repository as a person would zip it: one top folder, and things indexing must skip. */
 function repositoryZip(): Uint8Array {
@@ -69,14 +63,7 @@ function windowsOverlapping(from: number, to: number, lines: number): string[] {
 
 test.beforeAll(async ({ browser }) => {
   server = await startOpenAiServer();
-  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-  context.on('request', (r) => urls.push(r.url()));
-  await context.route(
-    (url) => !isLocal(url.href),
-    (route) => route.abort('blockedbyclient'),
-  );
-  page = await context.newPage();
-  page.on('pageerror', (e) => problems.push(`pageerror: ${e.message}`));
+  page = await openLocalPage(browser, urls, problems);
 });
 
 test.afterAll(async () => {

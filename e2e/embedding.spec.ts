@@ -10,6 +10,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { chromiumArgs } from '../playwright.config';
 import { startHubMirror, type HubMirror } from './support/hub-mirror';
+import { isLocal } from './support/local-page';
 
 const MODEL = 'tribuo-tinybert';
 const DIM = 50;
@@ -67,14 +68,6 @@ async function watch(page: Page): Promise<Watch> {
     }),
   );
   return w;
-}
-
-function isLocal(href: string): boolean {
-  const url = new URL(href);
-  if (url.protocol === 'data:') return true;
-  // blob:http://127.0.0.1:4173/uuid belongs to the page's origin.
-  const target = url.protocol === 'blob:' ? new URL(url.pathname) : url;
-  return target.hostname === '127.0.0.1';
 }
 
 function checkUrl(params: Record<string, string>): string {
