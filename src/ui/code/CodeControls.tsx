@@ -1,5 +1,6 @@
 import type { RelationKind, ScoringMode } from '../../workers/retrieval-types';
 import type { CodeSettings } from './settings';
+import { RangeField } from '../components/RangeField';
 
 const RELATIONS: { kind: RelationKind; label: string; help: string }[] = [
   {
@@ -39,18 +40,16 @@ export function CodeControls({
   return (
     <fieldset className="controls" data-testid="code-controls">
       <legend>Code retrieval</legend>
-      <label>
-        α (environment weight) <output>{settings.alpha.toFixed(2)}</output>
-        <input
-          type="range"
-          min={0}
-          max={2}
-          step={0.05}
-          value={settings.alpha}
-          aria-label="alpha for code"
-          onChange={(e) => set('alpha', Number(e.target.value))}
-        />
-      </label>
+      <RangeField
+        label="α (environment weight)"
+        ariaLabel="alpha for code"
+        value={settings.alpha}
+        min={0}
+        max={2}
+        step={0.05}
+        digits={2}
+        onChange={(v) => set('alpha', v)}
+      />
       <label>
         Windows for the model
         <input

@@ -1,5 +1,6 @@
 import type { RelationKind, RetrievalSettings, ScoringMode } from '../../workers/retrieval-types';
 import type { IndexSettings } from '../library-service';
+import { RangeField } from './RangeField';
 
 export interface EmbedderChoice {
   id: string;
@@ -36,42 +37,35 @@ export function Controls({
   return (
     <fieldset className="controls">
       <legend>Retrieval</legend>
-      <label>
-        α (environment weight) <output>{retrieval.alpha.toFixed(2)}</output>
-        <input
-          type="range"
-          min={0}
-          max={2}
-          step={0.05}
-          value={retrieval.alpha}
-          aria-label="alpha"
-          onChange={(e) => set('alpha', Number(e.target.value))}
-        />
-      </label>
-      <label>
-        w_rel (context decay) <output>{retrieval.wRel.toFixed(2)}</output>
-        <input
-          type="range"
-          min={0}
-          max={0.95}
-          step={0.05}
-          value={retrieval.wRel}
-          aria-label="w_rel"
-          onChange={(e) => set('wRel', Number(e.target.value))}
-        />
-      </label>
-      <label>
-        Budget (words) <output>{retrieval.budget}</output>
-        <input
-          type="range"
-          min={500}
-          max={28000}
-          step={500}
-          value={retrieval.budget}
-          aria-label="budget"
-          onChange={(e) => set('budget', Number(e.target.value))}
-        />
-      </label>
+      <RangeField
+        label="α (environment weight)"
+        ariaLabel="alpha"
+        value={retrieval.alpha}
+        min={0}
+        max={2}
+        step={0.05}
+        digits={2}
+        onChange={(v) => set('alpha', v)}
+      />
+      <RangeField
+        label="w_rel (context decay)"
+        ariaLabel="w_rel"
+        value={retrieval.wRel}
+        min={0}
+        max={0.95}
+        step={0.05}
+        digits={2}
+        onChange={(v) => set('wRel', v)}
+      />
+      <RangeField
+        label="Budget (words)"
+        ariaLabel="budget"
+        value={retrieval.budget}
+        min={500}
+        max={28000}
+        step={500}
+        onChange={(v) => set('budget', v)}
+      />
       <div className="controls__group" role="group" aria-label="Relations">
         <span>Relations</span>
         {(['context', 'semantic'] as const).map((kind) => (

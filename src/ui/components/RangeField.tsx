@@ -1,0 +1,36 @@
+/** A labelled slider that shows its value: the retrieval controls' one kind of knob. */
+export function RangeField({
+  label,
+  ariaLabel,
+  value,
+  min,
+  max,
+  step,
+  digits = 0,
+  onChange,
+}: {
+  label: string;
+  ariaLabel: string;
+  value: number;
+  min: number;
+  max: number;
+  step: number;
+  /** Decimals shown next to the label. */
+  digits?: number;
+  onChange: (value: number) => void;
+}) {
+  return (
+    <label>
+      {label} <output>{digits ? value.toFixed(digits) : value}</output>
+      <input
+        type="range"
+        min={min}
+        max={max}
+        step={step}
+        value={value}
+        aria-label={ariaLabel}
+        onChange={(e) => onChange(Number(e.target.value))}
+      />
+    </label>
+  );
+}
