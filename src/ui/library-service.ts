@@ -14,10 +14,12 @@ import { STATIC_EMBEDDER_ID, STATIC_MODEL_PATH } from '../core/embed/static';
 import { EMBEDDING_MODELS } from '../models/catalogue';
 import type { EmbedderSpec } from '../models/embedder';
 import { DEFAULT_HUB_HOST } from '../models/settings';
-import { relationParamsKey, type DocumentRecord, type Library } from '../store';
+import type { CsrMatrix, VectorSet } from '../core/types';
+import { relationParamsKey, type DocumentRecord, type Library, type RelationInput } from '../store';
 import type { Caller } from '../workers/client';
 import type {
   IndexApi,
+  IndexedFragments,
   IndexRepositoryTimings,
   RepositoryFileSpan,
   RepositoryReport,
@@ -154,15 +156,7 @@ export class LibraryService {
         sections: doc.sections,
       },
       source: doc.text,
-      fragments: { count: r.fragments.starts.length, ...r.fragments },
-      vectors: [{ embedderId: r.embedderId, vectors: r.vectors }],
-      relations: [
-        {
-          kind: 'semantic',
-          params: semanticParams(r.embedderId, settings.semanticK),
-          matrix: r.semantic,
-        },
-      ],
+      ...indexedParts(r, settings),
     });
     job.onProgress({ stage: 'save', done: 1, total: 1 });
     return saved;
@@ -226,16 +220,9 @@ export class LibraryService {
         })),
       },
       source: r.text,
-      fragments: { count: r.fragments.starts.length, ...r.fragments },
-      vectors: [{ embedderId: r.embedderId, vectors: r.vectors }],
-      relations: [
-        {
-          kind: 'semantic',
-          params: semanticParams(r.embedderId, settings.semanticK),
-          matrix: r.semantic,
-        },
+      ...indexedParts(r, settings, [
         { kind: 'code', params: codeRelationParams(r.codeParams), matrix: r.code },
-      ],
+      ]),
     });
     job.onProgress({ stage: 'save', done: 1, total: 1 });
     return { document: saved, report: r.report, error: null, timings: r.timings };
@@ -306,15 +293,7 @@ export class LibraryService {
           embedderId: r.embedderId,
         },
         source,
-        fragments: { count: r.fragments.starts.length, ...r.fragments },
-        vectors: [{ embedderId: r.embedderId, vectors: r.vectors }],
-        relations: [
-          {
-            kind: 'semantic',
-            params: semanticParams(r.embedderId, settings.semanticK),
-            matrix: r.semantic,
-          },
-        ],
+        ...indexedParts(r, settings),
       });
       return true;
     }
@@ -377,6 +356,29 @@ export class LibraryService {
   source(id: string): Promise<string | undefined> {
     return this.library.getSource(id);
   }
+}
+
+/**
+ * What an index worker computed, as the store keeps it: fragments, the embedder's vectors, and
+ * the semantic relation (plus `more` relations, such as a repository's code relation).
+ */
+function indexedParts(
+  r: { fragments: IndexedFragments; vectors: VectorSet; semantic: CsrMatrix; embedderId: string },
+  settings: IndexSettings,
+  more: RelationInput[] = [],
+) {
+  return {
+    fragments: { count: r.fragments.starts.length, ...r.fragments },
+    vectors: [{ embedderId: r.embedderId, vectors: r.vectors }],
+    relations: [
+      {
+        kind: 'semantic',
+        params: semanticParams(r.embedderId, settings.semanticK),
+        matrix: r.semantic,
+      },
+      ...more,
+    ],
+  };
 }
 
 function fragmentOptionsOf(settings: IndexSettings) {

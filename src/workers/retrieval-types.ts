@@ -3,7 +3,7 @@
  * Plain data (typed arrays) so it crosses from the worker as transferred buffers.
  */
 import { defaultCodeRelationOptions, type CodeRelationOptions } from '../core/code/options';
-import type { Contribution } from '../core/types';
+import type { Explanation } from '../core/types';
 
 export type ScoringMode = 'dense' | 'bm25' | 'hybrid';
 export type RelationKind = 'context' | 'semantic' | 'code';
@@ -55,14 +55,8 @@ export interface RunDocument {
   count: number;
 }
 
-export interface FragmentExplanation {
-  index: number;
-  rank: number;
-  independent: number;
-  environment: number;
-  final: number;
-  byKind: Record<string, { environment: number; contributions: Contribution[] }>;
-}
+/** A fragment's three scores and the contributors to its environment score (core's Explanation). */
+export type FragmentExplanation = Explanation;
 
 export interface RetrievalResult {
   question: string;
