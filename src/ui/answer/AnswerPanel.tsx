@@ -13,7 +13,7 @@ import type { FinishReason, GenerateStats, LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { AnswerText } from './AnswerText';
 import { selectedFragments } from './fragments';
-import { fitAndGenerate } from './generate';
+import { fitAndGenerate, settledRun } from './generate';
 import { PromptDetails } from './PromptDetails';
 import { SharedEngineSettings, useEngine } from './useEngine';
 import './answer.css';
@@ -124,16 +124,7 @@ export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
     if (!generated.ok) return failWith(generated.error);
     const { outcome } = generated;
     if (abort.current === controller) abort.current = null;
-    if (outcome.ok) {
-      update({ status: 'done', stats: outcome.stats, finish: outcome.finish, text: outcome.text });
-    } else {
-      update({
-        status: outcome.error.code === 'aborted' ? 'stopped' : 'error',
-        error: outcome.error.code === 'aborted' ? null : outcome.error,
-        stats: outcome.stats,
-        text: outcome.text,
-      });
-    }
+    update({ ...settledRun(outcome), ...(outcome.ok ? { finish: outcome.finish } : {}) });
   }, [result, fragments, engine]);
 
   const stop = () => abort.current?.abort();

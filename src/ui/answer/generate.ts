@@ -72,3 +72,15 @@ export async function fitAndGenerate(
   flush();
   return { ok: true, prompt, outcome };
 }
+
+/** How a finished generation leaves its run: done, stopped (keeping its text), or failed. */
+export function settledRun(outcome: GenerateOutcome) {
+  if (outcome.ok) return { status: 'done' as const, text: outcome.text, stats: outcome.stats };
+  const stopped = outcome.error.code === 'aborted';
+  return {
+    status: stopped ? ('stopped' as const) : ('error' as const),
+    error: stopped ? null : outcome.error,
+    text: outcome.text,
+    stats: outcome.stats,
+  };
+}

@@ -6,7 +6,7 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { codeCompletionPrompt, type Prompt, type PromptFragment } from '../../core/prompt';
-import { fitAndGenerate } from '../answer/generate';
+import { fitAndGenerate, settledRun } from '../answer/generate';
 import type { GenerateStats, LlmError } from '../../llm/types';
 import type { CompletionCursor } from '../../workers/retrieval-types';
 import { useEngine } from '../answer/useEngine';
@@ -114,16 +114,7 @@ export function useCompletion() {
       if (!generated.ok) return failWith(generated.error);
       const { outcome } = generated;
       if (abort.current === controller) abort.current = null;
-      if (outcome.ok) {
-        update({ status: 'done', text: outcome.text, stats: outcome.stats });
-      } else {
-        update({
-          status: outcome.error.code === 'aborted' ? 'stopped' : 'error',
-          error: outcome.error.code === 'aborted' ? null : outcome.error,
-          text: outcome.text,
-          stats: outcome.stats,
-        });
-      }
+      update(settledRun(outcome));
     },
     [engine],
   );
