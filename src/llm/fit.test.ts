@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { storyQaPrompt, type PromptFragment } from '../core/prompt';
-import { exactPromptTokens, fitPromptToEngine } from './fit';
+import { countedExactly, exactPromptTokens, fitPromptToEngine } from './fit';
 import { estimateTokens } from './tokens';
 import {
   LlmFailure,
@@ -45,6 +45,27 @@ const build = (budget: Parameters<typeof storyQaPrompt>[1]) =>
   storyQaPrompt({ question: 'Who is it?', fragments }, budget);
 
 describe('fitPromptToEngine', () => {
+  it('skips the exact count when the estimate is far below the limit, and says so', async () => {
+    const engine = { ...countingEngine(1), contextLimit: 4096 };
+    let counted = 0;
+    engine.countTokens = async (text: string) => {
+      counted++;
+      return text.split(/\s+/).length;
+    };
+    const small = (budget: Parameters<typeof storyQaPrompt>[1]) =>
+      storyQaPrompt({ question: 'Who is it?', fragments: fragments.slice(0, 1) }, budget);
+    const r = await fitPromptToEngine(engine, small, 100);
+    expect(r.ok).toBe(true);
+    expect(counted).toBe(0);
+    if (r.ok) expect(countedExactly(engine, r.prompt)).toBe(false);
+
+    // Near the limit the same engine counts exactly.
+    const near = countingEngine(1);
+    const r2 = await fitPromptToEngine(near, build, 100);
+    expect(near.counted).toBeGreaterThan(0);
+    if (r2.ok) expect(countedExactly(near, r2.prompt)).toBe(true);
+  });
+
   it('uses the estimate alone for engines without a tokenizer', async () => {
     const engine = countingEngine(1, false);
     const r = await fitPromptToEngine(engine, build, 100);

@@ -295,7 +295,7 @@ export class WllamaEngine implements LlmEngine {
   }
 
   /**
-   * The model's own count: a completion of zero new tokens reports the prompt's size. llama.cpp
+   * The model's own count: a completion of one new token reports the prompt's size. llama.cpp
    * keeps the evaluated prompt in its cache, so counting the prompt about to be sent costs
    * little of the generation that follows. A text longer than the context is refused before it
    * is evaluated, with its size in the message; failing that, it is counted in pieces.
@@ -321,7 +321,11 @@ export class WllamaEngine implements LlmEngine {
   private async promptTokens(text: string, signal?: AbortSignal): Promise<number> {
     const r = await this.wllama.createCompletion({
       prompt: text,
-      max_tokens: 0,
+      // One token, not zero: llama.cpp's server reads max_tokens 0 as "no limit", so a count
+      // would generate until the model stops or the context is full (minutes for a chatty
+      // instruct model). One greedy token costs one step after the prompt.
+      max_tokens: 1,
+      temperature: 0,
       ...(signal ? { abortSignal: signal } : {}),
     });
     return r.usage.prompt_tokens;

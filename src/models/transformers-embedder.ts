@@ -49,6 +49,8 @@ export interface LoadEmbedderOptions {
   host?: string;
   /** Texts per model call; default 16. */
   batchSize?: number;
+  /** wasm threads, for benchmarks; default half the cores (see transformers-env). */
+  threads?: number;
   /** Pooling, prefixes and expected dim for a hub id outside the catalogue. */
   custom?: CustomModelOptions;
   /** Download progress in bytes (stage 'download'), then stage 'warmup' 0/1 and 1/1. */
@@ -101,7 +103,7 @@ async function load(options: LoadEmbedderOptions): Promise<TransformersEmbedder>
   const model = resolveModel(options.modelId, options.custom);
   const dtype = options.dtype ?? defaultDtype(model);
   const batchSize = validBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE);
-  await configureTransformers();
+  await configureTransformers(options.threads);
   const caps = await probeCapabilities();
   const host = setHubHost(options.host ?? '');
   const requested = options.device ?? 'auto';

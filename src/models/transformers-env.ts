@@ -34,7 +34,7 @@ const activeSignals = new Set<AbortSignal>();
  * Configure transformers.js and ONNX Runtime for this thread. Idempotent: the first call does
  * the work, later calls return the same promise. Must finish before the first pipeline is made.
  */
-export function configureTransformers(): Promise<TransformersSetup> {
+export function configureTransformers(threads?: number): Promise<TransformersSetup> {
   configured ??= (async () => {
     const caps = await probeCapabilities();
     const wasm = env.backends.onnx.wasm;
@@ -42,7 +42,12 @@ export function configureTransformers(): Promise<TransformersSetup> {
     const wasmPaths = { wasm: absolute(ortWasmUrl), mjs: absolute(ortMjsUrl) };
     wasm.wasmPaths = { ...wasmPaths };
     wasm.proxy = false; // we already run inside our own worker
-    wasm.numThreads = chooseThreads(caps.crossOriginIsolated, caps.hardwareConcurrency);
+    // An explicit thread count (the model check page's `threads`, for benchmarks) holds for the
+    // thread's life: ONNX Runtime reads it once, when its wasm starts.
+    wasm.numThreads =
+      threads && caps.crossOriginIsolated
+        ? Math.max(1, Math.min(16, Math.round(threads)))
+        : chooseThreads(caps.crossOriginIsolated, caps.hardwareConcurrency);
 
     env.allowLocalModels = false;
     env.allowRemoteModels = true;

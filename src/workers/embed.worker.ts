@@ -38,6 +38,8 @@ export interface EmbedLoadRequest {
   dtype?: EmbedDtype;
   batchSize?: number;
   custom?: CustomModelOptions;
+  /** wasm threads for this worker's life (benchmarks); default half the cores. */
+  threads?: number;
 }
 
 export interface EmbedLoadResult {
@@ -77,7 +79,7 @@ serveWorker(self as unknown as Parameters<typeof serveWorker>[0], {
 
   load: async (request: EmbedLoadRequest, { signal, progress }) => {
     const started = performance.now();
-    const setup = await configureTransformers();
+    const setup = await configureTransformers(request.threads);
     const previous = current;
     current = null;
     await previous?.dispose();

@@ -6,6 +6,7 @@
  * presses Answer; an in-browser model is downloaded when they press Load (or Answer). The engine
  * and its settings are the workspace's (useEngine.tsx), shared with the chat.
  */
+import { countedExactly } from '../../llm/fit';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { citedLabels } from '../../core/citations';
 import { storyQaPrompt, type Prompt, type PromptSource } from '../../core/prompt';
@@ -118,7 +119,7 @@ export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
         temperature: engine.settings.temperature,
         signal: controller.signal,
         onPrompt: (prompt) =>
-          update({ status: 'streaming', prompt, exactCounts: llm.exactTokenCounts }),
+          update({ status: 'streaming', prompt, exactCounts: countedExactly(llm, prompt) }),
         onText: (piece) => setRun((r) => (r && r.id === id ? { ...r, text: r.text + piece } : r)),
       },
     );

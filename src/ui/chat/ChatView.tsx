@@ -9,6 +9,7 @@
  * Nothing is rendered until the view is first opened; then it stays mounted (hidden while the
  * other view shows), so a reply being written is not lost by looking at the library.
  */
+import { countedExactly } from '../../llm/fit';
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { chatMemoryPrompt } from '../../core/prompt';
 import { fitAndGenerate } from '../answer/generate';
@@ -335,7 +336,9 @@ function ChatWorkspace({
         temperature: engine.settings.temperature,
         signal,
         onPrompt: (prompt) => {
-          setEntries((m) => withEntry(m, key, { ...base, prompt, exact: llm.exactTokenCounts }));
+          setEntries((m) =>
+            withEntry(m, key, { ...base, prompt, exact: countedExactly(llm, prompt) }),
+          );
           update({ status: 'streaming' });
         },
         onText: (piece) =>

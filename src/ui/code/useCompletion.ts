@@ -4,6 +4,7 @@
  * (RepoCoder's layout, core/prompt.ts codeCompletionPrompt), fitted to the model's context
  * window (the lowest-ranked windows go first), streamed back token by token.
  */
+import { countedExactly } from '../../llm/fit';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { codeCompletionPrompt, type Prompt, type PromptFragment } from '../../core/prompt';
 import { fitAndGenerate, settledRun } from '../answer/generate';
@@ -107,7 +108,7 @@ export function useCompletion() {
           temperature: 0,
           signal: controller.signal,
           onPrompt: (prompt) =>
-            update({ status: 'streaming', prompt, exactCounts: llm.exactTokenCounts }),
+            update({ status: 'streaming', prompt, exactCounts: countedExactly(llm, prompt) }),
           onText: (piece) => setRun((r) => (r && r.id === id ? { ...r, text: r.text + piece } : r)),
         },
       );

@@ -14,6 +14,7 @@ import {
   type EmbedDtype,
 } from '../../models/catalogue';
 import { WorkerClient } from '../../workers/client';
+import { RankPassages } from './RankPassages';
 import type { EmbedApi, EmbedLoadResult } from '../../workers/embed.worker';
 import { isAbortError, type Progress } from '../../workers/protocol';
 import {
@@ -120,6 +121,7 @@ export function ModelCheck() {
           device: settings.device,
           dtype: settings.dtype || undefined,
           batchSize: settings.batchSize,
+          ...(settings.threads ? { threads: settings.threads } : {}),
         },
         {
           signal,
@@ -346,6 +348,7 @@ export function ModelCheck() {
       </section>
 
       {result && <Results result={result} />}
+      {result && <RankPassages worker={worker} disabled={busy} />}
     </main>
   );
 }

@@ -17,6 +17,8 @@ export interface CheckSettings {
   /** Empty: the model's default. */
   dtype: EmbedDtype | '';
   batchSize: number;
+  /** wasm threads (`?threads=`), for benchmarks; 0 = the default. */
+  threads: number;
 }
 
 /** Settings from `?model=&host=&device=&dtype=&batch=`; bad values become defaults plus a note. */
@@ -53,6 +55,7 @@ export function settingsFromUrl(search: string): { settings: CheckSettings; prob
       device,
       dtype,
       batchSize,
+      threads: Math.max(0, Math.min(16, Math.round(Number(q.get('threads') ?? 0) || 0))),
     },
     problems,
   };
@@ -119,4 +122,53 @@ export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 * 1024) return `${(n / 1024).toFixed(1)} kB`;
   return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** One query with the passages to rank against it. */
+export interface RankingSet {
+  query: string;
+  passages: string[];
+}
+
+/** A set with each passage's cosine to the query (input order) and the order best first. */
+export interface RankedSet extends RankingSet {
+  scores: number[];
+  order: number[];
+}
+
+/**
+ * Sets from text: the first line of each block is the query, the other lines its passages;
+ * blocks are separated by blank lines. Blocks without a passage are left out.
+ */
+export function parseRankingSets(text: string): RankingSet[] {
+  return text
+    .split(/\r?\n\s*\r?\n/)
+    .map((block) =>
+      block
+        .split(/\r?\n/)
+        .map((l) => l.trim())
+        .filter(Boolean),
+    )
+    .filter((lines) => lines.length >= 2)
+    .map(([query, ...passages]) => ({ query, passages }));
+}
+
+/** Cosines of each set's passages to its query (rows are unit vectors, so a dot product). */
+export function rankSets(
+  sets: readonly RankingSet[],
+  queries: Float32Array,
+  passages: Float32Array,
+  dim: number,
+): RankedSet[] {
+  let at = 0;
+  return sets.map((set, q) => {
+    const scores = set.passages.map((_, p) => {
+      let s = 0;
+      for (let d = 0; d < dim; d++) s += queries[q * dim + d] * passages[(at + p) * dim + d];
+      return s;
+    });
+    at += set.passages.length;
+    const order = scores.map((_, i) => i).sort((a, b) => scores[b] - scores[a] || a - b);
+    return { ...set, scores, order };
+  });
 }
