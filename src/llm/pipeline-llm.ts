@@ -1,0 +1,52 @@
+/**
+ * @file The narrow LLM the answer pipelines talk to (src/core/pipelines/types.ts), over one of the
+ * product's streaming engines. In-browser engines run one call at a time; an API engine takes a
+ * few at once (LongRAG's filters, SEGMENT+'s notes), which is why the limit is per kind.
+ */
+import type { PipelineLlm } from '../core/pipelines/types';
+import { renderMessagesAsText } from '../core/pipelines/messages';
+import { fitPromptToEngine } from './fit';
+import type { EngineKind, LlmEngine } from './types';
+
+/** Calls one engine of this kind may run at once. */
+export const DEFAULT_CONCURRENCY: Record<EngineKind, number> = {
+  openai: 4,
+  anthropic: 4,
+  wllama: 1,
+  webllm: 1,
+};
+
+export function pipelineLlm(
+  engine: LlmEngine,
+  concurrency = DEFAULT_CONCURRENCY[engine.kind],
+): PipelineLlm {
+  return {
+    label: engine.label,
+    contextLimit: engine.contextLimit,
+    promptStyle: engine.promptStyle,
+    exactTokenCounts: engine.exactTokenCounts,
+    concurrency,
+    countTokens: (text, signal) => engine.countTokens(text, signal as AbortSignal | undefined),
+    fitPrompt: (build, answerTokens, signal) =>
+      fitPromptToEngine(engine, build, answerTokens, signal as AbortSignal | undefined),
+    async chat(messages, options) {
+      const outcome = await engine.generate({
+        messages,
+        text: renderMessagesAsText(messages),
+        maxTokens: options.maxTokens,
+        temperature: options.temperature,
+        signal: options.signal as AbortSignal,
+      });
+      const tokens = {
+        ...(outcome.stats.promptTokens !== undefined
+          ? { tokensIn: outcome.stats.promptTokens }
+          : {}),
+        ...(outcome.stats.completionTokens !== undefined
+          ? { tokensOut: outcome.stats.completionTokens }
+          : {}),
+      };
+      if (outcome.ok) return { ok: true, text: outcome.text, finish: outcome.finish, ...tokens };
+      return { ok: false, text: outcome.text, error: outcome.error, ...tokens };
+    },
+  };
+}
