@@ -32,10 +32,11 @@ export function pipelineLlm(
     async chat(messages, options) {
       const outcome = await engine.generate({
         messages,
-        text: renderMessagesAsText(messages),
+        text: options.text ?? renderMessagesAsText(messages),
         maxTokens: options.maxTokens,
         temperature: options.temperature,
         signal: options.signal as AbortSignal,
+        onToken: options.onToken,
       });
       const tokens = {
         ...(outcome.stats.promptTokens !== undefined

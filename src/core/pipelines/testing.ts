@@ -140,6 +140,7 @@ export function fakeLlm(options: FakeLlmOptions = {}): FakeLlm {
           kept.push(w);
         }
         const text = kept.join('');
+        opts.onToken?.(text);
         return {
           ok: true,
           text,

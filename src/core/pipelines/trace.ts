@@ -45,6 +45,8 @@ export interface CallRequest {
   stop?: string[];
   /** Calls whose output this prompt contains. */
   after?: number[];
+  text?: string;
+  onToken?: (piece: string) => void;
 }
 
 export interface StepHandle {
@@ -170,6 +172,8 @@ export class TraceRecorder {
           stop: request.stop,
           signal: this.signal,
           tag: request.tag,
+          ...(request.text !== undefined ? { text: request.text } : {}),
+          ...(request.onToken ? { onToken: request.onToken } : {}),
         });
       },
       () => {

@@ -57,6 +57,13 @@ export interface ChatOptions {
   signal: AbortSignalLike;
   /** The step tag of this call: `longrag.cot`, `segment.note`, ... (the fake LLM routes on it). */
   tag: string;
+  /**
+   * The same prompt as one text, for engines whose `promptStyle` is 'text'; by default the
+   * messages' contents joined (messages.ts).
+   */
+  text?: string;
+  /** Each piece of the reply as it arrives (the final answer streams into the page). */
+  onToken?: (piece: string) => void;
 }
 
 export type ChatResult =
@@ -161,6 +168,8 @@ export interface PipelineInput<S> {
   settings: S;
   signal: AbortSignalLike;
   onProgress?: (progress: PipelineProgress) => void;
+  /** The final answer's text as it streams in (the intermediate calls do not stream). */
+  onAnswerToken?: (piece: string) => void;
   /** Milliseconds, monotonic; `Date.now` by default. */
   clock?: TraceClock;
 }
