@@ -166,15 +166,21 @@ export class TraceRecorder {
     const pending = this.limiter.run(
       async (): Promise<ChatResult> => {
         if (this.signal.aborted) return { ok: false, text: '', error: STOPPED };
-        return this.input.llm.chat(request.messages, {
-          maxTokens: request.maxTokens,
-          temperature: request.temperature,
-          stop: request.stop,
-          signal: this.signal,
-          tag: request.tag,
-          ...(request.text !== undefined ? { text: request.text } : {}),
-          ...(request.onToken ? { onToken: request.onToken } : {}),
-        });
+        return this.input.llm
+          .chat(request.messages, {
+            maxTokens: request.maxTokens,
+            temperature: request.temperature,
+            stop: request.stop,
+            signal: this.signal,
+            tag: request.tag,
+            ...(request.text !== undefined ? { text: request.text } : {}),
+            ...(request.onToken ? { onToken: request.onToken } : {}),
+          })
+          .catch((e: unknown): ChatResult => ({
+            ok: false,
+            text: '',
+            error: { code: 'engine', message: 'The model failed.', detail: (e as Error).message },
+          }));
       },
       () => {
         call.status = 'running';
