@@ -3,6 +3,7 @@
  * product's streaming engines. In-browser engines run one call at a time; an API engine takes a
  * few at once (LongRAG's filters, SEGMENT+'s notes), which is why the limit is per kind.
  */
+import type { AbortSignalLike } from '../core/abort';
 import type { PipelineLlm } from '../core/pipelines/types';
 import { renderMessagesAsText } from '../core/pipelines/messages';
 import { fitPromptToEngine } from './fit';
@@ -16,6 +17,20 @@ export const DEFAULT_CONCURRENCY: Record<EngineKind, number> = {
   webllm: 1,
 };
 
+/**
+ * A real AbortSignal following the core's signal: `fetch` and the engines' workers accept only
+ * a genuine one, and the pipelines' run signal is the core's own (src/core/pipelines/limit.ts).
+ */
+export function domSignal(signal: AbortSignalLike): AbortSignal;
+export function domSignal(signal: AbortSignalLike | undefined): AbortSignal | undefined;
+export function domSignal(signal: AbortSignalLike | undefined): AbortSignal | undefined {
+  if (!signal || signal instanceof AbortSignal) return signal as AbortSignal | undefined;
+  const controller = new AbortController();
+  if (signal.aborted) controller.abort();
+  else signal.addEventListener('abort', () => controller.abort(), { once: true });
+  return controller.signal;
+}
+
 export function pipelineLlm(
   engine: LlmEngine,
   concurrency = DEFAULT_CONCURRENCY[engine.kind],
@@ -26,16 +41,16 @@ export function pipelineLlm(
     promptStyle: engine.promptStyle,
     exactTokenCounts: engine.exactTokenCounts,
     concurrency,
-    countTokens: (text, signal) => engine.countTokens(text, signal as AbortSignal | undefined),
+    countTokens: (text, signal) => engine.countTokens(text, domSignal(signal)),
     fitPrompt: (build, answerTokens, signal) =>
-      fitPromptToEngine(engine, build, answerTokens, signal as AbortSignal | undefined),
+      fitPromptToEngine(engine, build, answerTokens, domSignal(signal)),
     async chat(messages, options) {
       const outcome = await engine.generate({
         messages,
         text: options.text ?? renderMessagesAsText(messages),
         maxTokens: options.maxTokens,
         temperature: options.temperature,
-        signal: options.signal as AbortSignal,
+        signal: domSignal(options.signal),
         onToken: options.onToken,
       });
       const tokens = {
