@@ -146,5 +146,8 @@ describe('criticalPath', () => {
     ];
     expect(criticalPath(calls)).toEqual({ calls: [0, 4], ms: 12 });
     expect(criticalPath([])).toEqual({ calls: [], ms: 0 });
+    // A coarse clock (every duration 0): the longest sequence of calls.
+    const flat = [call(0, 0, 0, []), call(1, 0, 0, []), call(2, 0, 0, [1]), call(3, 0, 0, [0, 2])];
+    expect(criticalPath(flat)).toEqual({ calls: [1, 2, 3], ms: 0 });
   });
 });

@@ -275,21 +275,25 @@ export class TraceRecorder {
  * concurrency cannot shorten.
  */
 export function criticalPath(calls: readonly TraceCall[]): CriticalPath {
-  const best: Array<{ ms: number; prev: number }> = [];
+  // Per call: the longest chain ending in it, by duration, then by number of calls (so a run
+  // with a coarse clock, where durations tie at 0, still finds the longest sequence).
+  const best: Array<{ ms: number; n: number; prev: number }> = [];
+  const longer = (a: { ms: number; n: number }, b: { ms: number; n: number }) =>
+    a.ms > b.ms || (a.ms === b.ms && a.n > b.n);
   let end = -1;
   // Calls only depend on earlier calls, so one pass in id order is a topological order.
   for (const c of calls) {
     const own = c.startMs !== undefined && c.endMs !== undefined ? c.endMs - c.startMs : 0;
     let prev = -1;
-    let before = 0;
+    let before = { ms: 0, n: 0 };
     for (const a of c.after) {
-      if (best[a] && best[a].ms >= before) {
-        before = best[a].ms;
+      if (best[a] && (prev < 0 || longer(best[a], before))) {
+        before = best[a];
         prev = a;
       }
     }
-    best[c.id] = { ms: before + own, prev };
-    if (end < 0 || best[c.id].ms > best[end].ms) end = c.id;
+    best[c.id] = { ms: before.ms + own, n: before.n + 1, prev };
+    if (end < 0 || longer(best[c.id], best[end])) end = c.id;
   }
   const chain: number[] = [];
   for (let at = end; at >= 0; at = best[at].prev) chain.unshift(at);
