@@ -543,7 +543,13 @@ function Workspace({
               </section>
             )}
             <AnswerPanel result={result} sources={sources} onCite={setFocused} />
-            <PipelinesPanel result={result} sources={sources} kindOf={kindOf} onCite={setFocused} />
+            <PipelinesPanel
+              result={result}
+              sources={sources}
+              kindOf={kindOf}
+              onCite={setFocused}
+              hubHost={indexSettings.hubHost}
+            />
           </>
         )}
       </main>

@@ -10,6 +10,9 @@ interface Props {
   settings: PipelineSettings;
   onChange: (next: PipelineSettings) => void;
   disabled: boolean;
+  /** LongRAG's cross-encoder (a hub id), '' for none. */
+  reranker: string;
+  onReranker: (id: string) => void;
 }
 
 function NumberField({
@@ -50,7 +53,14 @@ function NumberField({
   );
 }
 
-export function PipelineSettingsForm({ pipeline, settings, onChange, disabled }: Props) {
+export function PipelineSettingsForm({
+  pipeline,
+  settings,
+  onChange,
+  disabled,
+  reranker,
+  onReranker,
+}: Props) {
   if (pipeline === 'fragrel') {
     const s = settings.fragrel;
     return (
@@ -84,6 +94,24 @@ export function PipelineSettingsForm({ pipeline, settings, onChange, disabled }:
               </option>
             ))}
           </select>
+        </label>
+        <label className="engine__row">
+          <span>Cross-encoder</span>
+          <span>
+            <input
+              type="text"
+              value={reranker}
+              disabled={disabled}
+              placeholder="none: rerank by the retrieval score"
+              aria-describedby="reranker-hint"
+              onChange={(e) => onReranker(e.target.value.trim())}
+            />
+            <span id="reranker-hint" className="stats">
+              {' '}
+              A hub model with one logit per pair, e.g. Xenova/ms-marco-MiniLM-L-6-v2 (downloaded
+              when you run).
+            </span>
+          </span>
         </label>
         <NumberField
           label="Candidates (top k1)"

@@ -4,10 +4,15 @@
  * its trace. Its own component, so the page layout can place it anywhere.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { PipelineOutput, PipelineProgress } from '../../core/pipelines/types';
+import type {
+  PipelineOutput,
+  PipelineProgress,
+  PipelineReranker,
+} from '../../core/pipelines/types';
 import type { PromptSource } from '../../core/prompt';
 import type { TextKind } from '../../core/types';
 import { pipelineLlm } from '../../llm/pipeline-llm';
+import { loadCrossEncoder } from '../../models/cross-encoder';
 import type { LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { AnswerText } from '../answer/AnswerText';
@@ -31,6 +36,8 @@ export interface PipelinesPanelProps {
   /** The kind of a document (repositories map hits to files, books to paragraphs). */
   kindOf?: (docId: string) => TextKind;
   onCite: (fragmentIndex: number) => void;
+  /** Where models are downloaded from (the library's hub host setting). */
+  hubHost?: string;
 }
 
 interface Run {
@@ -44,11 +51,14 @@ interface Run {
   error: LlmError | null;
 }
 
-export function PipelinesPanel({ result, sources, kindOf, onCite }: PipelinesPanelProps) {
+export function PipelinesPanel({ result, sources, kindOf, onCite, hubHost }: PipelinesPanelProps) {
   const engine = useEngine();
   const [pipeline, setPipeline] = useState<PipelineId>('longrag');
   const [settings, setSettings] = useState<PipelineSettings>(defaultPipelineSettings);
   const [run, setRun] = useState<Run | null>(null);
+  const [rerankerId, setRerankerId] = useState('');
+  // A loaded cross-encoder is kept for the next runs, by its id.
+  const reranker = useRef<{ id: string; model: PipelineReranker } | null>(null);
   const abort = useRef<AbortController | null>(null);
   const runId = useRef(0);
   useEffect(() => () => abort.current?.abort(), []);
@@ -89,6 +99,28 @@ export function PipelinesPanel({ result, sources, kindOf, onCite }: PipelinesPan
       update({ status: acquired.code === 'aborted' ? 'stopped' : 'error', error: acquired });
       return;
     }
+    let loadedReranker: PipelineReranker | undefined;
+    if (pipeline === 'longrag' && rerankerId) {
+      if (reranker.current?.id !== rerankerId) {
+        try {
+          reranker.current = {
+            id: rerankerId,
+            model: await loadCrossEncoder(rerankerId, hubHost, controller.signal),
+          };
+        } catch (e) {
+          update({
+            status: controller.signal.aborted ? 'stopped' : 'error',
+            error: {
+              code: 'model-load',
+              message: `The cross-encoder ${rerankerId} could not be loaded. Check its id, or clear the field to rerank by the retrieval score.`,
+              detail: (e as Error).message,
+            },
+          });
+          return;
+        }
+      }
+      loadedReranker = reranker.current.model;
+    }
     update({ status: 'running' });
     const output = await runPipeline(
       pipeline,
@@ -96,6 +128,7 @@ export function PipelinesPanel({ result, sources, kindOf, onCite }: PipelinesPan
         question: result.question,
         library,
         llm: pipelineLlm(acquired),
+        ...(loadedReranker ? { reranker: loadedReranker } : {}),
         signal: controller.signal,
         onProgress: (progress) => update({ progress }),
         onAnswerToken: (piece) => update((r) => ({ text: r.text + piece })),
@@ -109,7 +142,7 @@ export function PipelinesPanel({ result, sources, kindOf, onCite }: PipelinesPan
       text: output.answer || '',
       error: (output.error as LlmError | undefined) ?? null,
     });
-  }, [engine, library, pipeline, result, settings]);
+  }, [engine, hubHost, library, pipeline, rerankerId, result, settings]);
 
   const sourcesOfRun: PromptSource[] = useMemo(
     () => run?.output?.citations.map((c) => ({ ...c, truncated: false })) ?? [],
@@ -148,6 +181,8 @@ export function PipelinesPanel({ result, sources, kindOf, onCite }: PipelinesPan
           settings={settings}
           onChange={setSettings}
           disabled={busy}
+          reranker={rerankerId}
+          onReranker={setRerankerId}
         />
       </fieldset>
       <div className="answer__actions">
