@@ -4,11 +4,13 @@
  * server on 127.0.0.1 (support/openai-server.ts), which answers each step by a phrase of its
  * prompt. The captured requests show each step's prompt; the trace shows every call.
  *
- * The engine is configured by `useEngine(page)`; a run on a real GGUF model in wllama only needs
- * another engine set-up there (the model URL is its parameter), the assertions on the trace stay.
+ * The engine is set up by `configureEngine`; a run on a real GGUF model in wllama needs only
+ * another set-up there (the model URL as its parameter) and the trace assertions that do not
+ * depend on scripted replies.
  */
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
@@ -89,12 +91,17 @@ test.beforeAll(async ({ browser }) => {
   await page.getByLabel('Question').fill(QUESTION);
   await page.getByRole('button', { name: 'Ask', exact: true }).click();
   await expect(page.getByTestId('retrieval-summary')).toContainText(QUESTION);
+  await configureEngine(page, `${server.url}/v1`);
+});
+
+/** The OpenAI-compatible engine at `baseUrl` with a 4,096-token window (the small-model case). */
+async function configureEngine(page: Page, baseUrl: string) {
   await page.getByLabel('Engine').selectOption('openai');
-  await page.getByLabel('Base URL').fill(`${server.url}/v1`);
+  await page.getByLabel('Base URL').fill(baseUrl);
   await page.getByLabel('Model', { exact: true }).fill('test-model');
   await page.getByLabel('API key').fill('sk-test-0123456789');
   await page.getByLabel('Context window (tokens)').fill(String(CONTEXT));
-});
+}
 
 test.afterAll(async () => {
   await page?.context().close();
@@ -140,6 +147,15 @@ test('LongRAG (E&F): k + 3 calls, each step prompt sent, the trace with chunks a
   await expect(cot.getByTestId('trace-reply')).toHaveText(
     'The Mock Turtle names his lessons; the passages list them.',
   );
+  if (process.env.UPDATE_SCREENSHOTS) {
+    await cot.locator('summary').click(); // closed again: the screenshot shows the whole trace
+    await panel().screenshot({ path: resolve(HERE, '../docs/screenshot-pipelines.png') });
+    await cot.locator('summary').click();
+  }
+  // No serious accessibility problem in the panel with its trace open.
+  const axe = await new AxeBuilder({ page }).include('[data-testid="pipelines-panel"]').analyze();
+  const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`)).toEqual([]);
   // The citation is a link to its fragment.
   await expect(
     panel().getByTestId('pipeline-answer').getByRole('link', { name: '[1]' }),

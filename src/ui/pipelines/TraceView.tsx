@@ -31,13 +31,13 @@ function CallView({ call, critical }: { call: TraceCall; critical: boolean }) {
       )}
       <p className="stats">Prompt (max {call.maxTokens} tokens out):</p>
       {call.messages.map((m, i) => (
-        <pre key={i} className="trace__text" data-testid="trace-prompt">
+        <pre key={i} className="trace__text" data-testid="trace-prompt" tabIndex={0}>
           [{m.role}]{'\n'}
           {m.content}
         </pre>
       ))}
       <p className="stats">Reply:</p>
-      <pre className="trace__text" data-testid="trace-reply">
+      <pre className="trace__text" data-testid="trace-reply" tabIndex={0}>
         {call.response}
       </pre>
     </details>
@@ -59,7 +59,9 @@ function ItemRow({ item }: { item: TraceItem }) {
           <strong>{item.verdict}</strong> {item.label}
           {scores && <span className="stats"> · {scores}</span>} · <em>{item.reason}</em>
         </summary>
-        <pre className="trace__text">{item.text}</pre>
+        <pre className="trace__text" tabIndex={0}>
+          {item.text}
+        </pre>
       </details>
     </li>
   );
