@@ -81,7 +81,11 @@ test.beforeAll(async ({ browser }) => {
     },
     { when: 'The following are the notes.', reply: say('Reeling and Writhing [1].') },
     // FragRel
-    { when: 'numbered excerpts', reply: say('Reeling and Writhing [1].') },
+    // Model output is data: markup in it must show as text and never run.
+    {
+      when: 'numbered excerpts',
+      reply: say('Reeling and Writhing [1]. <img src=x onerror="window.__pwned=1">'),
+    },
   ];
   page = await openLocalPage(browser, urls, problems);
   await page.goto('/');
@@ -193,12 +197,43 @@ test('SEGMENT+: a note per segment, judges, the answer from the notes, the merge
 test('FragRel on the pipeline interface: one call, the story prompt', async () => {
   const before = server.requests.length;
   await runPipeline('FragRel');
-  await expect(panel().getByTestId('pipeline-answer')).toHaveText('Reeling and Writhing [1].');
+  await expect(panel().getByTestId('pipeline-answer')).toHaveText(
+    'Reeling and Writhing [1]. <img src=x onerror="window.__pwned=1">',
+  );
+  await expect(panel().locator('img')).toHaveCount(0);
+  expect(
+    await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned),
+  ).toBeUndefined();
   const sent = prompts(before);
   expect(sent).toHaveLength(1);
   expect(sent[0].text).toContain('[1] (pg11.txt · fragment ');
   expect(sent[0].text.endsWith(`Question: ${QUESTION}`)).toBe(true);
   await expect(panel().getByTestId('pipeline-trace').getByTestId('trace-call')).toHaveCount(1);
+});
+
+test('Stop ends every call in flight; nothing more is sent', async () => {
+  // The CoT and the extractor start together and stream slowly; Stop comes while both run.
+  const slow = { kind: 'answer' as const, pieces: Array(20).fill('slow '), delayMs: 300 };
+  server.routes.unshift(
+    { when: 'Thinking process:', reply: slow },
+    { when: '\nInformation:', reply: slow },
+  );
+  await panel().getByRole('radio', { name: 'LongRAG' }).check();
+  await panel().getByRole('button', { name: 'Run LongRAG' }).click();
+  await expect(panel().getByTestId('pipeline-status')).toContainText('2 running');
+  const sentBefore = prompts().length;
+  await panel().getByRole('button', { name: 'Stop' }).click();
+  await expect(panel()).toHaveAttribute('data-state', 'stopped');
+  await expect(panel().getByTestId('pipeline-error')).toHaveCount(0);
+  const trace = panel().getByTestId('pipeline-trace');
+  await expect(trace.locator('[data-tag="longrag.cot"]')).toHaveAttribute('data-status', 'stopped');
+  await expect(trace.locator('[data-tag="longrag.extractor"]')).toHaveAttribute(
+    'data-status',
+    'stopped',
+  );
+  await page.waitForTimeout(500);
+  expect(prompts().length).toBe(sentBefore);
+  server.routes.splice(0, 2);
 });
 
 test('an API error mid-pipeline is shown and the trace keeps what was done', async () => {
