@@ -253,6 +253,11 @@ test('an API error mid-pipeline is shown and the trace keeps what was done', asy
     'done',
   );
   await expect(trace.locator('[data-tag="longrag.cot"]')).toHaveAttribute('data-status', 'error');
+  // A server error is retried twice (after 1 s and 2 s), then shown.
+  expect(prompts(before).filter((p) => p.text.includes('Thinking process:'))).toHaveLength(3);
+  await expect(
+    trace.locator('[data-tag="longrag.cot"]').getByTestId('trace-retries'),
+  ).toContainText('retried 2× after server (waited 1 s), server (waited 2 s)');
   // No filter or generator call was made after the failure.
   expect(prompts(before).some((p) => p.text.includes('The following are given passages.'))).toBe(
     false,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createLimiter } from './limit';
-import { fakeLlm, libraryOf, overlapped, testSignal } from './testing';
+import { fakeLlm, libraryOf, overlapped, testSignal, type FakeReply } from './testing';
 import { criticalPath, runTraced, TraceRecorder } from './trace';
 import type { PipelineInput, TraceCall } from './types';
 
@@ -115,6 +115,57 @@ describe('TraceRecorder', () => {
     expect(out.error).toBeUndefined();
     expect(llm.calls.length).toBe(1);
     expect(llm.calls[0].aborted).toBe(true);
+  });
+});
+
+describe('retries', () => {
+  const rateLimited = {
+    error: { code: 'rate-limit', message: 'Slow down.', retryAfterSeconds: 3 },
+  };
+  const serverDown = { error: { code: 'server', message: 'Down.' } };
+  const run = async (replies: FakeReply[], sleep = true) => {
+    const llm = fakeLlm({ script: { t: replies } });
+    const waits: number[] = [];
+    const input = {
+      ...inputFor(llm),
+      ...(sleep ? { sleep: async (ms: number) => void waits.push(ms) } : {}),
+    };
+    const rec = new TraceRecorder('test', input, {});
+    const out = await runTraced(rec, async () => {
+      const step = rec.step('s', 'Step');
+      const { text } = await rec.call(step, {
+        tag: 't',
+        messages: [{ role: 'user', content: 'x' }],
+        maxTokens: 4,
+      });
+      return { answer: text, citations: [] };
+    });
+    return { out, waits, llm };
+  };
+
+  it("waits the server's Retry-After, else 1 s then 2 s, and records the attempts in the call", async () => {
+    const ok = await run([rateLimited, serverDown, 'fine']);
+    expect(ok.out.status).toBe('done');
+    expect(ok.out.answer).toBe('fine');
+    expect(ok.waits).toEqual([3000, 2000]);
+    expect(ok.llm.calls).toHaveLength(3);
+    expect(ok.out.trace.calls).toHaveLength(1);
+    expect(ok.out.trace.calls[0].retries!.map((r) => [r.code, r.waitMs])).toEqual([
+      ['rate-limit', 3000],
+      ['server', 2000],
+    ]);
+  });
+
+  it('gives up after two retries, and never retries auth errors or without a sleep', async () => {
+    const many = await run([serverDown, serverDown, serverDown, 'late']);
+    expect(many.out.status).toBe('error');
+    expect(many.llm.calls).toHaveLength(3);
+    const auth = await run([{ error: { code: 'auth', message: 'Bad key.' } }, 'x']);
+    expect(auth.out.error?.code).toBe('auth');
+    expect(auth.llm.calls).toHaveLength(1);
+    const noSleep = await run([serverDown, 'x'], false);
+    expect(noSleep.out.error?.code).toBe('server');
+    expect(noSleep.llm.calls).toHaveLength(1);
   });
 });
 

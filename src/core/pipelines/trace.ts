@@ -165,22 +165,38 @@ export class TraceRecorder {
     this.progress();
     const pending = this.limiter.run(
       async (): Promise<ChatResult> => {
-        if (this.signal.aborted) return { ok: false, text: '', error: STOPPED };
-        return this.input.llm
-          .chat(request.messages, {
-            maxTokens: request.maxTokens,
-            temperature: request.temperature,
-            stop: request.stop,
-            signal: this.signal,
-            tag: request.tag,
-            ...(request.text !== undefined ? { text: request.text } : {}),
-            ...(request.onToken ? { onToken: request.onToken } : {}),
-          })
-          .catch((e: unknown): ChatResult => ({
-            ok: false,
-            text: '',
-            error: { code: 'engine', message: 'The model failed.', detail: (e as Error).message },
-          }));
+        for (let attempt = 0; ; attempt++) {
+          if (this.signal.aborted) return { ok: false, text: '', error: STOPPED };
+          const result = await this.input.llm
+            .chat(request.messages, {
+              maxTokens: request.maxTokens,
+              temperature: request.temperature,
+              stop: request.stop,
+              signal: this.signal,
+              tag: request.tag,
+              ...(request.text !== undefined ? { text: request.text } : {}),
+              ...(request.onToken ? { onToken: request.onToken } : {}),
+            })
+            .catch((e: unknown): ChatResult => ({
+              ok: false,
+              text: '',
+              error: {
+                code: 'engine',
+                message: 'The model failed.',
+                detail: (e as Error).message,
+              },
+            }));
+          const wait = result.ok ? null : retryWait(result, attempt);
+          if (wait === null || !this.input.sleep || this.signal.aborted) return result;
+          if (result.ok) return result;
+          (call.retries ??= []).push({
+            code: result.error.code,
+            message: result.error.message,
+            waitMs: wait,
+          });
+          // The slot is held while waiting: a rate-limited engine should get fewer calls, not more.
+          await this.input.sleep(wait, this.signal);
+        }
       },
       () => {
         call.status = 'running';
@@ -268,6 +284,26 @@ export class TraceRecorder {
     this.trace.criticalPath = criticalPath(this.trace.calls);
     return this.trace;
   }
+}
+
+/** Retries after a failure, at most (PIPELINES.md 2.2: "backoff for every engine, then a visible error"). */
+export const MAX_RETRIES = 2;
+/** A Retry-After longer than this is not waited for: the error is shown at once. */
+export const MAX_RETRY_WAIT_MS = 60_000;
+const RETRYABLE = new Set(['rate-limit', 'server', 'network']);
+
+/**
+ * How long to wait before retrying a failed call, or null not to: only rate limits, server errors
+ * and lost connections, only when no text had arrived (a streamed answer is not repeated), at
+ * most MAX_RETRIES times; the server's Retry-After, else 1 s, 2 s.
+ */
+export function retryWait(result: ChatResult & { ok: false }, attempt: number): number | null {
+  if (attempt >= MAX_RETRIES || result.text || !RETRYABLE.has(result.error.code)) return null;
+  const wait =
+    result.error.retryAfterSeconds !== undefined
+      ? result.error.retryAfterSeconds * 1000
+      : 1000 * 2 ** attempt;
+  return wait <= MAX_RETRY_WAIT_MS ? wait : null;
 }
 
 /**

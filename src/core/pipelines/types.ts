@@ -172,6 +172,12 @@ export interface PipelineInput<S> {
   onAnswerToken?: (piece: string) => void;
   /** Milliseconds, monotonic; `Date.now` by default. */
   clock?: TraceClock;
+  /**
+   * Waits `ms` (or until `signal` aborts). With it, a call that fails with a rate limit, a server
+   * error or a lost connection before any text arrived is retried (see trace.ts); without it the
+   * first failure ends the run.
+   */
+  sleep?: (ms: number, signal: AbortSignalLike) => Promise<void>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -239,6 +245,8 @@ export interface TraceCall {
   after: number[];
   /** What parsing its reply did: "parsed JSON", "repaired JSON", "fell back to ...". */
   parse?: string;
+  /** Failed attempts before the last one, each with the wait before the next. */
+  retries?: Array<{ code: string; message: string; waitMs: number }>;
 }
 
 export type Verdict = 'kept' | 'dropped';

@@ -4,6 +4,7 @@
  * its trace. Its own component, so the page layout can place it anywhere.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import type { AbortSignalLike } from '../../core/abort';
 import type {
   PipelineOutput,
   PipelineProgress,
@@ -131,6 +132,7 @@ export function PipelinesPanel({ result, sources, kindOf, onCite, hubHost }: Pip
         ...(loadedReranker ? { reranker: loadedReranker } : {}),
         signal: controller.signal,
         onProgress: (progress) => update({ progress }),
+        sleep: wait,
         onAnswerToken: (piece) => update((r) => ({ text: r.text + piece })),
       },
       settings,
@@ -241,6 +243,19 @@ export function PipelinesPanel({ result, sources, kindOf, onCite, hubHost }: Pip
       )}
     </section>
   );
+}
+
+/** Waits `ms`, or less when the run is stopped (the pipelines' retry back-off). */
+function wait(ms: number, signal: AbortSignalLike): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
 }
 
 function statusText(run: Run): string {

@@ -23,6 +23,15 @@ function CallView({ call, critical }: { call: TraceCall; critical: boolean }) {
         {call.tokensOut.toLocaleString('en')} out · {ms(took)}
         {critical && <span className="trace__critical"> · critical path</span>}
         {call.parse && <span className="stats"> · {call.parse}</span>}
+        {call.retries?.length ? (
+          <span className="stats" data-testid="trace-retries">
+            {' '}
+            · retried {call.retries.length}× after{' '}
+            {call.retries
+              .map((r) => `${r.code} (waited ${(r.waitMs / 1000).toFixed(0)} s)`)
+              .join(', ')}
+          </span>
+        ) : null}
       </summary>
       {call.error && (
         <p className="answer__error" role="alert">
