@@ -221,6 +221,8 @@ test('Stop ends every call in flight; nothing more is sent', async () => {
   await panel().getByRole('radio', { name: 'LongRAG' }).check();
   await panel().getByRole('button', { name: 'Run LongRAG' }).click();
   await expect(panel().getByTestId('pipeline-status')).toContainText('2 running');
+  // The trace is drawn while the pipeline runs.
+  await expect(panel().locator('[data-testid="trace-call"][data-status="running"]')).toHaveCount(2);
   const sentBefore = prompts().length;
   await panel().getByRole('button', { name: 'Stop' }).click();
   await expect(panel()).toHaveAttribute('data-state', 'stopped');

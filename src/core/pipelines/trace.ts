@@ -269,6 +269,7 @@ export class TraceRecorder {
       callsQueued,
       tokensIn: this.tokensIn,
       tokensOut: this.tokensOut,
+      trace: this.trace,
     });
   }
 

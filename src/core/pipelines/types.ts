@@ -28,6 +28,14 @@
  * Times are milliseconds since the run started, from the injected clock (`TraceClock`), so tests
  * can use a logical clock.
  *
+ * **Adding a pipeline** (QRMeM next): a folder `src/core/pipelines/<name>/` exporting
+ * `xPipeline: Pipeline<XSettings>` and `defaultXSettings`; inside, one `TraceRecorder` (trace.ts),
+ * a `rec.step(...)` per step, every LLM call through `rec.call(step, { tag: '<name>.<role>', ... })`
+ * (never `llm.chat` directly: the recorder applies the concurrency limit, Stop, retries and the
+ * trace), `rec.item(...)` for what is kept or dropped, `rec.size(...)` for adapted sizes,
+ * `rec.graph(...)` for a structure, and the body wrapped in `runTraced`. Tests drive it with
+ * `fakeLlm` (testing.ts). The page lists it in src/ui/pipelines/registry.ts.
+ *
  * Pure: no DOM, no engine. Everything here is plain data and can be shown, copied or stored.
  */
 import type { AbortSignalLike } from '../abort';
@@ -157,6 +165,8 @@ export interface PipelineProgress {
   callsQueued: number;
   tokensIn: number;
   tokensOut: number;
+  /** The trace so far (the recorder's own object, updated in place; complete at the end). */
+  trace: Trace;
 }
 
 export interface PipelineInput<S> {

@@ -238,7 +238,10 @@ export function PipelinesPanel({ result, sources, kindOf, onCite, hubHost }: Pip
               )}
             </div>
           )}
-          {run.output && <TraceView trace={run.output.trace} />}
+          {/* While running, the trace so far (re-drawn with every progress report). */}
+          {(run.output ?? run.progress) && (
+            <TraceView trace={run.output?.trace ?? run.progress!.trace} />
+          )}
         </div>
       )}
     </section>

@@ -78,7 +78,11 @@ function ItemRow({ item }: { item: TraceItem }) {
 
 export function TraceView({ trace }: { trace: Trace }) {
   const critical = new Set(trace.criticalPath.calls);
-  const total = Math.max(1, trace.endMs ?? 1);
+  // While running there is no end yet: the latest time seen stands for it.
+  const total = Math.max(
+    1,
+    trace.endMs ?? Math.max(0, ...trace.steps.map((s) => s.endMs ?? s.startMs)),
+  );
   return (
     <section className="trace" aria-label="Pipeline trace" data-testid="pipeline-trace">
       <h3 className="trace__title">
