@@ -135,7 +135,15 @@ export function PipelinesPanel({ result, sources, kindOf, onCite, hubHost }: Pip
         sleep: wait,
         onAnswerToken: (piece) => update((r) => ({ text: r.text + piece })),
       },
-      settings,
+      // FragRel answers as the answer panel does, at the engine's temperature when it has one
+      // (the engine settings gain it on main); LongRAG and SEGMENT+ run at 0 (PIPELINES.md).
+      {
+        ...settings,
+        fragrel: {
+          ...settings.fragrel,
+          temperature: (engine.settings as { temperature?: number }).temperature,
+        },
+      },
     );
     if (abort.current === controller) abort.current = null;
     update({
