@@ -34,8 +34,13 @@ export interface OpenAiServer {
   /** Origin, e.g. http://127.0.0.1:41234 (the base URL is `${url}/v1`). */
   url: string;
   requests: RecordedRequest[];
-  /** Replies for the next completions, in order; when empty, `fallback` answers. */
+  /** Replies for the next completions, in order; when empty, `routes`, then `fallback`, answer. */
   replies: Reply[];
+  /**
+   * Replies chosen by the request's messages (all contents joined): the first route whose phrase
+   * they contain answers. For pipelines, whose concurrent calls arrive in no fixed order.
+   */
+  routes: Array<{ when: string | RegExp; reply: Reply }>;
   fallback: Reply;
   close(): Promise<void>;
 }
@@ -105,6 +110,7 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
     url: '',
     requests: [],
     replies: [],
+    routes: [],
     fallback: { kind: 'answer', pieces: ['Hello.'] },
     close: () =>
       new Promise<void>((resolve, reject) => {
@@ -139,7 +145,11 @@ export async function startOpenAiServer(): Promise<OpenAiServer> {
       res.end(JSON.stringify({ error: { message: `No route ${req.method} ${path}` } }));
       return;
     }
-    const reply = state.replies.shift() ?? state.fallback;
+    const prompt = (body?.messages ?? []).map((m) => m.content).join('\n');
+    const routed = state.routes.find((r) =>
+      typeof r.when === 'string' ? prompt.includes(r.when) : r.when.test(prompt),
+    );
+    const reply = state.replies.shift() ?? routed?.reply ?? state.fallback;
     if (reply.kind === 'error') {
       res.writeHead(reply.status, {
         ...CORS,

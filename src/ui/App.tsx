@@ -15,6 +15,7 @@ import { LibraryPanel, type Job } from './components/LibraryPanel';
 import { RankedList } from './components/RankedList';
 import { Reader } from './components/Reader';
 import { AnswerPanel } from './answer/AnswerPanel';
+import { PipelinesPanel } from './pipelines/PipelinesPanel';
 import { EngineProvider } from './answer/useEngine';
 import { ChatView } from './chat/ChatView';
 import { ViewSwitch, type MainView } from './chat/ViewSwitch';
@@ -369,6 +370,10 @@ function Workspace({
     return { low: Math.min(low, high), high };
   }, [result]);
   const tickedCount = (documents ?? []).filter((d) => ticked.has(d.id)).length;
+  const kindOf = useCallback(
+    (docId: string) => documents?.find((d) => d.id === docId)?.kind ?? 'prose',
+    [documents],
+  );
   // Every ticked document a repository: the code view (issue 5) takes the Ask view's place.
   const tickedCode = useMemo(
     () => (documents ?? []).filter((d) => ticked.has(d.id) && d.kind === 'code'),
@@ -538,6 +543,13 @@ function Workspace({
               </section>
             )}
             <AnswerPanel result={result} sources={sources} onCite={setFocused} />
+            <PipelinesPanel
+              result={result}
+              sources={sources}
+              kindOf={kindOf}
+              onCite={setFocused}
+              hubHost={indexSettings.hubHost}
+            />
           </>
         )}
       </main>

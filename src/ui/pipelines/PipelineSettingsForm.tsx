@@ -1,0 +1,203 @@
+/**
+ * @file Each pipeline's settings with their defaults (PIPELINES.md's values; sizes left at 0 are
+ * adapted to the engine's window and the trace says how).
+ */
+import { LONGRAG_MODES, type LongRagMode } from '../../core/pipelines/longrag';
+import type { PipelineId, PipelineSettings } from './registry';
+
+interface Props {
+  pipeline: PipelineId;
+  settings: PipelineSettings;
+  onChange: (next: PipelineSettings) => void;
+  disabled: boolean;
+  /** LongRAG's cross-encoder (a hub id), '' for none. */
+  reranker: string;
+  onReranker: (id: string) => void;
+}
+
+function NumberField({
+  label,
+  value,
+  min,
+  max,
+  hint,
+  disabled,
+  onChange,
+}: {
+  label: string;
+  value: number;
+  min: number;
+  max: number;
+  hint?: string;
+  disabled: boolean;
+  onChange: (v: number) => void;
+}) {
+  return (
+    <label className="engine__row">
+      <span>{label}</span>
+      <span>
+        <input
+          type="number"
+          value={value}
+          min={min}
+          max={max}
+          disabled={disabled}
+          onChange={(e) => {
+            const v = Number(e.target.value);
+            if (Number.isFinite(v)) onChange(Math.min(max, Math.max(min, Math.round(v))));
+          }}
+        />
+        {hint && <span className="stats"> {hint}</span>}
+      </span>
+    </label>
+  );
+}
+
+export function PipelineSettingsForm({
+  pipeline,
+  settings,
+  onChange,
+  disabled,
+  reranker,
+  onReranker,
+}: Props) {
+  if (pipeline === 'fragrel') {
+    const s = settings.fragrel;
+    return (
+      <NumberField
+        label="Answer tokens"
+        value={s.answerTokens}
+        min={16}
+        max={4096}
+        disabled={disabled}
+        onChange={(answerTokens) => onChange({ ...settings, fragrel: { ...s, answerTokens } })}
+      />
+    );
+  }
+  if (pipeline === 'longrag') {
+    const s = settings.longrag;
+    const set = (patch: Partial<typeof s>) =>
+      onChange({ ...settings, longrag: { ...s, ...patch } });
+    return (
+      <>
+        <label className="engine__row">
+          <span>Mode</span>
+          <select
+            value={s.mode}
+            disabled={disabled}
+            data-testid="longrag-mode"
+            onChange={(e) => set({ mode: e.target.value as LongRagMode })}
+          >
+            {(Object.keys(LONGRAG_MODES) as LongRagMode[]).map((m) => (
+              <option key={m} value={m}>
+                {m}: {LONGRAG_MODES[m]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="engine__row">
+          <span>Cross-encoder</span>
+          <span>
+            <input
+              type="text"
+              value={reranker}
+              disabled={disabled}
+              placeholder="none: rerank by the retrieval score"
+              aria-describedby="reranker-hint"
+              onChange={(e) => onReranker(e.target.value.trim())}
+            />
+            <span id="reranker-hint" className="stats">
+              {' '}
+              A hub model with one logit per pair, e.g. Xenova/ms-marco-MiniLM-L-6-v2 (downloaded
+              when you run).
+            </span>
+          </span>
+        </label>
+        <NumberField
+          label="Candidates (top k1)"
+          value={s.topK1}
+          min={1}
+          max={1000}
+          disabled={disabled}
+          onChange={(topK1) => set({ topK1 })}
+        />
+        <NumberField
+          label="Chunks kept (top k2)"
+          value={s.topK2}
+          min={1}
+          max={30}
+          disabled={disabled}
+          onChange={(topK2) => set({ topK2 })}
+        />
+        <NumberField
+          label="Answer tokens"
+          value={s.answerTokens}
+          min={8}
+          max={1024}
+          hint="LongBench: 32"
+          disabled={disabled}
+          onChange={(answerTokens) => set({ answerTokens })}
+        />
+        <NumberField
+          label="Fragments per paragraph"
+          value={s.paragraphFragments}
+          min={1}
+          max={20}
+          disabled={disabled}
+          onChange={(paragraphFragments) => set({ paragraphFragments })}
+        />
+      </>
+    );
+  }
+  const s = settings.segment;
+  const set = (patch: Partial<typeof s>) => onChange({ ...settings, segment: { ...s, ...patch } });
+  return (
+    <>
+      <label className="engine__row">
+        <span>LLM judge</span>
+        <input
+          type="checkbox"
+          checked={s.llmJudge}
+          disabled={disabled}
+          onChange={(e) => set({ llmJudge: e.target.checked })}
+        />
+      </label>
+      <label className="engine__row">
+        <span>Merged evidence</span>
+        <select
+          value={s.evidenceMerge}
+          disabled={disabled}
+          onChange={(e) => set({ evidenceMerge: e.target.value as 'A' | 'B' })}
+        >
+          <option value="B">B: the model merges it (published prompt)</option>
+          <option value="A">A: quotes concatenated, the model writes the reasoning</option>
+        </select>
+      </label>
+      <NumberField
+        label="Segment tokens"
+        value={s.segmentTokens}
+        min={0}
+        max={32000}
+        hint="0 = fit to the window"
+        disabled={disabled}
+        onChange={(segmentTokens) => set({ segmentTokens })}
+      />
+      <NumberField
+        label="Merge rounds at most"
+        value={s.maxRounds}
+        min={1}
+        max={10}
+        disabled={disabled}
+        onChange={(maxRounds) => set({ maxRounds })}
+      />
+      <NumberField
+        label="Answer tokens"
+        value={s.answerTokens}
+        min={8}
+        max={1024}
+        disabled={disabled}
+        onChange={(answerTokens) => set({ answerTokens })}
+      />
+    </>
+  );
+}
