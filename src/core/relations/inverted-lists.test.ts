@@ -133,6 +133,22 @@ describe('semanticNeighbours by inverted file (approximate Eq. 6)', () => {
     expect(calls).toBe(2);
   });
 
+  it('reports progress inside the clustering too (every 1,024 fragments), so a cancel is seen there', () => {
+    const v = syntheticVectors(5000, 8, 6);
+    const reports: number[] = [];
+    semanticNeighbours(v, [0, 5000], 4, {
+      method: 'inverted-file',
+      invertedFile: { lists: 10, iterations: 2 },
+      onProgress: (done) => reports.push(done),
+    });
+    // Two k-means rounds over a 400-row sample, then the assignment of 5,000 rows: at least four
+    // reports before the first block, all at 0 rows related.
+    const beforeBlocks = reports.findIndex((r) => r > 0);
+    expect(beforeBlocks).toBeGreaterThanOrEqual(4);
+    expect(reports.every((r, i) => i === 0 || r >= reports[i - 1])).toBe(true);
+    expect(reports[reports.length - 1]).toBe(5000);
+  });
+
   it.skipIf(!existsSync(gutenberg))(
     'reaches recall@16 >= 0.95 on real GloVe fragment vectors (Pride and Prejudice, 3,000 fragments of 15 words)',
     () => {

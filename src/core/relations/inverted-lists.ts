@@ -44,6 +44,9 @@ export const defaultInvertedFileOptions = Object.freeze({
   seed: 1,
 });
 
+/** `onStep` runs every CHECK_ROWS + 1 rows (a cancel is seen within about 0.1 s). */
+const CHECK_ROWS = 1023;
+
 export interface InvertedLists {
   /** Local fragment indices (0..n-1) in cluster order. */
   order: Uint32Array;
@@ -66,8 +69,10 @@ function nearestCentroids(
   centroids: Float32Array,
   lists: number,
   out: Uint32Array,
+  onStep?: () => void,
 ): void {
   for (let r = 0; r < rows.length; r++) {
+    if ((r & CHECK_ROWS) === CHECK_ROWS) onStep?.();
     const io = (first + rows[r]) * dim;
     let best = -Infinity;
     let bestC = 0;
@@ -121,7 +126,8 @@ function nearestCentroids(
 
 /**
  * Cluster the n vectors data[first .. first + n) (unit length or zero) and list who probes what.
- * `onStep` is called between the stages (it may throw to cancel).
+ * `onStep` is called every 1,024 rows of the clustering and between its stages (it may throw
+ * to cancel).
  */
 export function invertedFileLists(
   data: Float32Array,
@@ -164,7 +170,7 @@ export function invertedFileLists(
   const counts = new Uint32Array(lists);
   const assigned = new Uint32Array(sampleSize);
   for (let it = 0; it < iterations; it++) {
-    nearestCentroids(data, dim, first, sample, centroids, lists, assigned);
+    nearestCentroids(data, dim, first, sample, centroids, lists, assigned, onStep);
     sums.fill(0);
     counts.fill(0);
     for (let r = 0; r < sampleSize; r++) {
@@ -194,7 +200,7 @@ export function invertedFileLists(
   // Assign every fragment to its nearest centroid and lay the clusters out one after the other
   // (counting sort); each fragment also probes its `probes` nearest centroids.
   const probeOf = new Uint32Array(n * probes);
-  nearestCentroidsTop(data, dim, first, n, centroids, lists, probes, probeOf);
+  nearestCentroidsTop(data, dim, first, n, centroids, lists, probes, probeOf, onStep);
   onStep?.();
   const listStart = new Uint32Array(lists + 1);
   for (let i = 0; i < n; i++) listStart[probeOf[i * probes] + 1]++;
@@ -228,10 +234,12 @@ function nearestCentroidsTop(
   lists: number,
   top: number,
   out: Uint32Array,
+  onStep?: () => void,
 ): void {
   const bestScore = new Float64Array(top);
   const scores = new Float64Array(lists);
   for (let r = 0; r < n; r++) {
+    if ((r & CHECK_ROWS) === CHECK_ROWS) onStep?.();
     const io = (first + r) * dim;
     let c = 0;
     for (; c + 3 < lists; c += 4) {

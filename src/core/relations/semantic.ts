@@ -497,9 +497,8 @@ export function semanticNeighbours(
             );
           }
         }
-        if ((c & 15) === 15) {
-          options.onProgress?.(first + Math.floor((n * c) / (listStart.length - 1)), size);
-        }
+        // Every cluster: one block is at most a few hundred million products.
+        options.onProgress?.(first + Math.floor((n * c) / (listStart.length - 1)), size);
       }
       buf = data;
       const r = options.refine ?? defaultRefineOptions;
