@@ -10,6 +10,7 @@ import path from 'node:path';
 import { browserSection } from './browser';
 import { embedderSection } from './embedder';
 import { rerankSection } from './rerank';
+import { scaleReadSection, scaleSection } from './scale';
 import { machine, writeResults } from './results-file';
 import { speedSection } from './speed';
 
@@ -27,7 +28,14 @@ export interface SectionOutput {
   markdown: string;
 }
 
-const sections: BenchSection[] = [speedSection, rerankSection, embedderSection, browserSection];
+const sections: BenchSection[] = [
+  speedSection,
+  rerankSection,
+  embedderSection,
+  browserSection,
+  scaleSection,
+  scaleReadSection,
+];
 
 async function main() {
   const wanted = process.argv.slice(2);

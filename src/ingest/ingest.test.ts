@@ -234,9 +234,16 @@ describe('bad input: errors as values with messages that say what to do', () => 
   });
 
   it("says 'decode' with advice when the file cannot be read from disk", async () => {
+    const notReadable = () => new DOMException('The file could not be read.', 'NotReadableError');
     const gone = Object.assign(fileOf('moved.txt', 'text'), {
-      arrayBuffer: () =>
-        Promise.reject(new DOMException('The file could not be read.', 'NotReadableError')),
+      arrayBuffer: () => Promise.reject(notReadable()),
+      // The file is read as a stream (stream-read.ts); its first chunk fails.
+      stream: () =>
+        new ReadableStream<Uint8Array>({
+          pull(controller) {
+            controller.error(notReadable());
+          },
+        }),
     });
     const { error } = await one(gone);
     expect(error).toEqual({

@@ -22,6 +22,7 @@ import { declaredCharset, htmlToText } from './html';
 import { readPdf, type PdfjsLoader } from './pdf';
 import { outlineSections } from './sections';
 import { sha256Hex } from './sha256';
+import { readBytesStreaming } from './stream-read';
 import { markdownSections, plainTextSections } from './text';
 import type {
   IngestedDocument,
@@ -156,6 +157,7 @@ interface FileContext {
   pdfjs: PdfjsLoader | undefined;
   checkpoint: () => Promise<void>;
   onPage: (done: number, total: number) => void;
+  onBytes: (done: number, total: number) => void;
 }
 
 /** Read one file into a document, or throw an IngestFailure (or an AbortError). */
@@ -175,7 +177,7 @@ async function ingestOne(file: IngestInput, ctx: FileContext): Promise<IngestedD
 
   let bytes: Uint8Array<ArrayBuffer>;
   try {
-    bytes = new Uint8Array(await abortable(file.arrayBuffer(), ctx.signal));
+    bytes = await readBytesStreaming(file, ctx.signal, ctx.onBytes);
   } catch (error) {
     if (ctx.signal?.aborted) throw error;
     fail(
@@ -273,6 +275,14 @@ export async function ingestFiles(
               total,
               file: name,
               pages: { done: pagesDone, total: pagesTotal },
+            }),
+          onBytes: (bytesDone, bytesTotal) =>
+            onProgress?.({
+              stage: 'read',
+              done: i,
+              total,
+              file: name,
+              bytes: { done: bytesDone, total: bytesTotal },
             }),
         }),
       );

@@ -76,6 +76,8 @@ export interface IngestProgress extends Progress {
   file?: string;
   /** Pages of the PDF being read now: `done` of `total`. */
   pages?: { done: number; total: number };
+  /** Bytes of the file being read now from disk: `done` of `total` (stream-read.ts). */
+  bytes?: { done: number; total: number };
 }
 
 /** What `ingestFiles` accepts: a `File`, or any `Blob` with a name. A bare `Blob` is 'untitled'. */

@@ -223,10 +223,13 @@ async function read(deps: IndexDependencies, source: IndexSource, ctx: HandlerCo
     return { text: source.text, sections: source.sections, document: undefined };
   const { documents, errors } = await deps.ingest([source.file], {
     signal: ctx.signal,
-    onProgress: (p) =>
+    // Pages of a PDF, else bytes of a large file as they stream in, else files.
+    onProgress: (p) => {
+      const part = p.pages ?? p.bytes;
       ctx.progress(
-        p.pages ? { stage: 'read', ...p.pages } : { stage: 'read', done: p.done, total: p.total },
-      ),
+        part ? { stage: 'read', ...part } : { stage: 'read', done: p.done, total: p.total },
+      );
+    },
   });
   if (errors.length) throw new IngestFailure(errors[0].message);
   const document = documents[0];

@@ -12,13 +12,19 @@
  * - Exact: brute force over all pairs of a document, each pair's dot product computed once and
  *   offered to both rows, in cache-sized blocks of 2 x 4 dot products, with a bounded heap
  *   per row. O(n^2 dim) per document: about 0.05 s for 1k fragments of 100 dimensions and 3.5 s
- *   for 10k on one core here (bench/speed.ts), so a single 100k-fragment document (~6 min)
- *   would need an approximate index instead. Ties go to the lower index.
+ *   for 10k on one core here (bench/speed.ts); kept for documents of up to EXACT_MAX_FRAGMENTS
+ *   fragments, where it costs a few seconds and misses nothing. Ties go to the lower index.
+ * - Approximate, above that: the inverted file (inverted-lists.ts) compares each fragment only
+ *   with the members of its nearest clusters, in blocks through the same 2 x 4 tiles; weights
+ *   are still exact cosines, only some true neighbours may be missing (recall@16 measured in
+ *   bench/scale.ts and docs/scale.md). An optional NN-descent pass (`refine`) can then
+ *   introduce neighbours of neighbours to each other.
  */
 import { ranksBefore } from '../heap';
 import { defaultFragRelOptions } from '../options';
 import type { CsrMatrix, VectorSet } from '../types';
 import { csrRelation, type CsrRelation } from './csr';
+import { invertedFileLists, type InvertedFileOptions } from './inverted-lists';
 import { toSegments } from './segments';
 
 export interface SemanticBuildOptions {
@@ -27,7 +33,35 @@ export interface SemanticBuildOptions {
    * example an AbortError when the user cancels) stops the build.
    */
   onProgress?: (rowsDone: number, rowsTotal: number) => void;
+  /**
+   * `exact` compares every pair of a document; `inverted-file` only fragments of similar
+   * clusters (approximate, inverted-lists.ts); `auto` (default) the exact search for documents
+   * of up to EXACT_MAX_FRAGMENTS fragments, where it is as fast, and the inverted file above.
+   */
+  method?: 'auto' | 'exact' | 'inverted-file';
+  /** Parameters of the inverted file (defaults in inverted-lists.ts). */
+  invertedFile?: InvertedFileOptions;
+  /** Rounds of neighbour-of-neighbour refinement after the inverted file (`refine` below). */
+  refine?: RefineOptions;
 }
+
+export interface RefineOptions {
+  /** Most rounds; 0 keeps the inverted file's rows as they are. */
+  rounds: number;
+  /** New neighbours of a row joined per round (NN-descent's rho k). */
+  sample: number;
+  /** Stop once a round changes fewer than this share of the k n entries. */
+  stopShare: number;
+}
+
+export const defaultRefineOptions: Readonly<RefineOptions> = Object.freeze({
+  rounds: 0,
+  sample: 8,
+  stopShare: 0.01,
+});
+
+/** Largest document searched exactly under `method: 'auto'` (measured, docs/scale.md). */
+export const EXACT_MAX_FRAGMENTS = 12_000;
 
 // Rows and columns per block: a column block of 128 rows x 100 dims of Float32 is 50 KB, so it
 // stays in L2 while a block of rows streams past it.
@@ -65,6 +99,8 @@ export function semanticNeighbours(
   const heapCol = new Uint32Array(size * k);
   const heapSize = new Uint32Array(size);
   const floor = new Float64Array(size);
+  // 1 while an entry has not yet taken part in a local join of the refinement (NN-descent).
+  const heapNew = new Uint8Array(size * k);
 
   const offer = (row: number, score: number, c: number) => {
     const base = row * k;
@@ -79,6 +115,7 @@ export function semanticNeighbours(
         if (!ranksBefore(heapScore[base + parent], heapCol[base + parent], score, c)) break;
         heapScore[base + pos] = heapScore[base + parent];
         heapCol[base + pos] = heapCol[base + parent];
+        heapNew[base + pos] = heapNew[base + parent];
         pos = parent;
       }
     } else {
@@ -102,17 +139,27 @@ export function semanticNeighbours(
         if (!ranksBefore(score, c, heapScore[base + child], heapCol[base + child])) break;
         heapScore[base + pos] = heapScore[base + child];
         heapCol[base + pos] = heapCol[base + child];
+        heapNew[base + pos] = heapNew[base + child];
         pos = child;
       }
     }
     heapScore[base + pos] = score;
     heapCol[base + pos] = c;
+    heapNew[base + pos] = 1;
     if (n === k) floor[row] = heapScore[base];
   };
 
+  // Fragments are visited by position in `buf`; `ids` maps a position to its fragment index.
+  // The exact search reads `data` itself (identity ids); the inverted file reads a copy laid out
+  // cluster by cluster, so that each pair of clusters is one dense block.
+  let buf = data;
+  let ids: Uint32Array = new Uint32Array(0);
+
   // `>=` lets an equal score through to `offer`, which settles the tie by index.
-  const consider = (i: number, j: number, score: number) => {
+  const consider = (p: number, q: number, score: number) => {
     if (score > 0) {
+      const i = ids[p];
+      const j = ids[q];
       if (score >= floor[i]) offer(i, score, j);
       if (score >= floor[j]) offer(j, score, i);
     }
@@ -122,7 +169,7 @@ export function semanticNeighbours(
   // one-at-a-time product exactly and ties are ties everywhere.
   const dotAt = (a: number, b: number) => {
     let sum = 0;
-    for (let d = 0; d < dim; d++) sum += data[a + d] * data[b + d];
+    for (let d = 0; d < dim; d++) sum += buf[a + d] * buf[b + d];
     return sum;
   };
 
@@ -140,11 +187,11 @@ export function semanticNeighbours(
       let s2 = 0;
       let s3 = 0;
       for (let d = 0; d < dim; d++) {
-        const x = data[io + d];
-        s0 += x * data[o0 + d];
-        s1 += x * data[o1 + d];
-        s2 += x * data[o2 + d];
-        s3 += x * data[o3 + d];
+        const x = buf[io + d];
+        s0 += x * buf[o0 + d];
+        s1 += x * buf[o1 + d];
+        s2 += x * buf[o2 + d];
+        s3 += x * buf[o3 + d];
       }
       consider(i, j, s0);
       consider(i, j + 1, s1);
@@ -174,12 +221,12 @@ export function semanticNeighbours(
       let t2 = 0;
       let t3 = 0;
       for (let d = 0; d < dim; d++) {
-        const x = data[io + d];
-        const y = data[io2 + d];
-        const a0 = data[o0 + d];
-        const a1 = data[o1 + d];
-        const a2 = data[o2 + d];
-        const a3 = data[o3 + d];
+        const x = buf[io + d];
+        const y = buf[io2 + d];
+        const a0 = buf[o0 + d];
+        const a1 = buf[o1 + d];
+        const a2 = buf[o2 + d];
+        const a3 = buf[o3 + d];
         s0 += x * a0;
         s1 += x * a1;
         s2 += x * a2;
@@ -205,25 +252,259 @@ export function semanticNeighbours(
     }
   };
 
+  /**
+   * Every pair of positions (p, q) with p in [r0, r1), q in [c0, c1) and q > p, each once, in
+   * cache-sized blocks. `onBlock` is called after each block of rows.
+   */
+  const relateRange = (
+    r0: number,
+    r1: number,
+    c0: number,
+    c1: number,
+    onBlock?: (rowEnd: number) => void,
+  ) => {
+    for (let i0 = r0; i0 < r1; i0 += BLOCK_ROWS) {
+      const i1 = Math.min(i0 + BLOCK_ROWS, r1);
+      for (let j0 = Math.max(c0, i0); j0 < c1; j0 += BLOCK_COLS) {
+        const j1 = Math.min(j0 + BLOCK_COLS, c1);
+        for (let i = i0; i < i1; i += 2) {
+          if (i + 1 < i1) {
+            if (i + 1 >= j0 && i + 1 < j1) consider(i, i + 1, dotAt(i * dim, (i + 1) * dim));
+            twoRows(i, Math.max(j0, i + 2), j1);
+          } else {
+            oneRow(i, Math.max(j0, i + 1), j1);
+          }
+        }
+      }
+      onBlock?.(i1);
+    }
+  };
+
+  /** Both ways, unless already held: a pair may be met from either side or twice. */
+  const considerOnce = (i: number, j: number, score: number) => {
+    if (score > 0 && i !== j) {
+      offerUnique(i, score, j);
+      offerUnique(j, score, i);
+    }
+  };
+
+  /**
+   * Queries [q0, q1) of `qbuf` (fragment indices `qids`) against positions [m0, m1) of `buf`,
+   * in 2 x 4 tiles as `twoRows`.
+   */
+  const crossBlock = (
+    qbuf: Float32Array,
+    qids: Uint32Array,
+    q0: number,
+    q1: number,
+    m0: number,
+    m1: number,
+  ) => {
+    const b = buf;
+    for (let q = q0; q < q1; q += 2) {
+      const two = q + 1 < q1;
+      const io = q * dim;
+      const io2 = two ? io + dim : io;
+      const qi = qids[q];
+      const qi2 = qids[two ? q + 1 : q];
+      let j = m0;
+      for (; j + 3 < m1; j += 4) {
+        const o0 = j * dim;
+        const o1 = o0 + dim;
+        const o2 = o1 + dim;
+        const o3 = o2 + dim;
+        let s0 = 0;
+        let s1 = 0;
+        let s2 = 0;
+        let s3 = 0;
+        let t0 = 0;
+        let t1 = 0;
+        let t2 = 0;
+        let t3 = 0;
+        for (let d = 0; d < dim; d++) {
+          const x = qbuf[io + d];
+          const y = qbuf[io2 + d];
+          const a0 = b[o0 + d];
+          const a1 = b[o1 + d];
+          const a2 = b[o2 + d];
+          const a3 = b[o3 + d];
+          s0 += x * a0;
+          s1 += x * a1;
+          s2 += x * a2;
+          s3 += x * a3;
+          t0 += y * a0;
+          t1 += y * a1;
+          t2 += y * a2;
+          t3 += y * a3;
+        }
+        considerOnce(qi, ids[j], s0);
+        considerOnce(qi, ids[j + 1], s1);
+        considerOnce(qi, ids[j + 2], s2);
+        considerOnce(qi, ids[j + 3], s3);
+        if (two) {
+          considerOnce(qi2, ids[j], t0);
+          considerOnce(qi2, ids[j + 1], t1);
+          considerOnce(qi2, ids[j + 2], t2);
+          considerOnce(qi2, ids[j + 3], t3);
+        }
+      }
+      for (; j < m1; j++) {
+        const o = j * dim;
+        let s = 0;
+        let t = 0;
+        for (let d = 0; d < dim; d++) {
+          s += qbuf[io + d] * b[o + d];
+          t += qbuf[io2 + d] * b[o + d];
+        }
+        considerOnce(qi, ids[j], s);
+        if (two) considerOnce(qi2, ids[j], t);
+      }
+    }
+  };
+
+  /** `offer`, unless the row already holds c (the refinement meets a pair more than once). */
+  const offerUnique = (row: number, score: number, c: number): number => {
+    if (!(score >= floor[row])) return 0;
+    const base = row * k;
+    const n = heapSize[row];
+    for (let e = 0; e < n; e++) if (heapCol[base + e] === c) return 0;
+    offer(row, score, c);
+    return 1;
+  };
+
+  const dotOf = (i: number, j: number) => {
+    const io = i * dim;
+    const jo = j * dim;
+    let sum = 0;
+    for (let d = 0; d < dim; d++) sum += data[io + d] * data[jo + d];
+    return sum;
+  };
+
+  /**
+   * NN-descent's local join (Dong, Moses and Li, WWW 2011): a neighbour of a neighbour is likely
+   * a neighbour. Each round, every fragment introduces its new neighbours (and the fragments
+   * that newly hold it) to each other and to its old ones; rounds stop when fewer than
+   * `stopShare` of all k n entries changed. Starting from the inverted file's rows it lifts the
+   * recall of boundary fragments, whose true neighbours lie in clusters that were not probed.
+   */
+  const refine = (first: number, n: number, rounds: number, sample: number, stopShare: number) => {
+    const cap = 2 * sample;
+    const newIds = new Uint32Array(n * cap);
+    const oldIds = new Uint32Array(n * cap);
+    const newCount = new Uint32Array(n);
+    const oldCount = new Uint32Array(n);
+    for (let round = 0; round < rounds; round++) {
+      newCount.fill(0);
+      oldCount.fill(0);
+      for (let l = 0; l < n; l++) {
+        const i = first + l;
+        const base = i * k;
+        const m = heapSize[i];
+        let taken = 0;
+        for (let e = 0; e < m; e++) {
+          const r = heapCol[base + e] - first;
+          if (heapNew[base + e] === 1) {
+            if (taken === sample) continue;
+            heapNew[base + e] = 0;
+            taken++;
+            if (newCount[l] < cap) newIds[l * cap + newCount[l]++] = r;
+            if (newCount[r] < cap) newIds[r * cap + newCount[r]++] = l;
+          } else {
+            if (oldCount[l] < cap) oldIds[l * cap + oldCount[l]++] = r;
+            if (oldCount[r] < cap) oldIds[r * cap + oldCount[r]++] = l;
+          }
+        }
+      }
+      let changed = 0;
+      for (let l = 0; l < n; l++) {
+        const nb = l * cap;
+        const nn = newCount[l];
+        const no = oldCount[l];
+        for (let x = 0; x < nn; x++) {
+          const a = first + newIds[nb + x];
+          for (let y = x + 1; y < nn; y++) {
+            const b = first + newIds[nb + y];
+            if (a === b) continue;
+            const score = dotOf(a, b);
+            if (score > 0) changed += offerUnique(a, score, b) + offerUnique(b, score, a);
+          }
+          for (let y = 0; y < no; y++) {
+            const b = first + oldIds[nb + y];
+            if (a === b) continue;
+            const score = dotOf(a, b);
+            if (score > 0) changed += offerUnique(a, score, b) + offerUnique(b, score, a);
+          }
+        }
+        if ((l & 4095) === 4095) options.onProgress?.(first + l, size);
+      }
+      if (changed < stopShare * n * k) break;
+    }
+  };
+
   if (k > 0) {
+    const method = options.method ?? 'auto';
     for (let s = 0; s + 1 < segs.length; s++) {
       const first = segs[s];
       const end = segs[s + 1];
-      for (let i0 = first; i0 < end; i0 += BLOCK_ROWS) {
-        const i1 = Math.min(i0 + BLOCK_ROWS, end);
-        for (let j0 = i0; j0 < end; j0 += BLOCK_COLS) {
-          const j1 = Math.min(j0 + BLOCK_COLS, end);
-          for (let i = i0; i < i1; i += 2) {
-            if (i + 1 < i1) {
-              if (i + 1 >= j0 && i + 1 < j1) consider(i, i + 1, dotAt(i * dim, (i + 1) * dim));
-              twoRows(i, Math.max(j0, i + 2), j1);
-            } else {
-              oneRow(i, Math.max(j0, i + 1), j1);
-            }
+      const n = end - first;
+      if (method === 'exact' || (method === 'auto' && n <= EXACT_MAX_FRAGMENTS)) {
+        if (ids.length < size) {
+          ids = new Uint32Array(size);
+          for (let i = 0; i < size; i++) ids[i] = i;
+        }
+        buf = data;
+        relateRange(first, end, first, end, (rowEnd) => options.onProgress?.(rowEnd, size));
+        continue;
+      }
+      // Inverted file: rows of the document copied in cluster order, then each probed pair of
+      // clusters compared as one block.
+      const lists = invertedFileLists(data, dim, first, n, options.invertedFile, () =>
+        options.onProgress?.(first, size),
+      );
+      const { order, listStart, proberStart, prober } = lists;
+      buf = new Float32Array(n * dim);
+      ids = new Uint32Array(n);
+      for (let p = 0; p < n; p++) {
+        const i = first + order[p];
+        ids[p] = i;
+        buf.set(data.subarray(i * dim, (i + 1) * dim), p * dim);
+      }
+      // Per cluster: the fragments that probe it (copied together) against its members.
+      let queryBuf = new Float32Array(0);
+      let queryIds = new Uint32Array(0);
+      for (let c = 0; c + 1 < listStart.length; c++) {
+        const q0 = proberStart[c];
+        const nq = proberStart[c + 1] - q0;
+        if (nq === 0 || listStart[c + 1] === listStart[c]) continue;
+        if (queryIds.length < nq) {
+          queryIds = new Uint32Array(nq * 2);
+          queryBuf = new Float32Array(nq * 2 * dim);
+        }
+        for (let q = 0; q < nq; q++) {
+          const i = first + prober[q0 + q];
+          queryIds[q] = i;
+          queryBuf.set(data.subarray(i * dim, (i + 1) * dim), q * dim);
+        }
+        for (let qa = 0; qa < nq; qa += BLOCK_ROWS) {
+          for (let m0 = listStart[c]; m0 < listStart[c + 1]; m0 += BLOCK_COLS) {
+            crossBlock(
+              queryBuf,
+              queryIds,
+              qa,
+              Math.min(qa + BLOCK_ROWS, nq),
+              m0,
+              Math.min(m0 + BLOCK_COLS, listStart[c + 1]),
+            );
           }
         }
-        options.onProgress?.(i1, size);
+        // Every cluster: one block is at most a few hundred million products.
+        options.onProgress?.(first + Math.floor((n * c) / (listStart.length - 1)), size);
       }
+      buf = data;
+      const r = options.refine ?? defaultRefineOptions;
+      refine(first, n, r.rounds, r.sample, r.stopShare);
+      options.onProgress?.(end, size);
+      ids = new Uint32Array(0);
     }
   }
 

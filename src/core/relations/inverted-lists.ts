@@ -1,0 +1,288 @@
+/**
+ * @file Inverted-file lists (IVF) for the approximate semantic relation (Eq. 6) of one large
+ * document: spherical k-means cuts the fragment vectors into `lists` clusters; every fragment
+ * probes its `probes` nearest clusters (its own first), and the kNN kernel (semantic.ts)
+ * compares, cluster by cluster, all fragments that probe a cluster with all its members, as one
+ * dense block of dot products, offering each product to both rows. Cost: O(n lists dim) to
+ * cluster and assign plus O(n probes (n / lists) dim) for the blocks, against O(n^2 dim / 2)
+ * for the exact search; the share of the document each fragment meets is about probes / lists.
+ *
+ * Why not a library: measured here (issue 16), hnswlib-wasm builds a 40k-row kNN graph in 39-52 s
+ * and usearch's HNSW is about 3x faster than our exact kernel; edgevec was slower than it. A
+ * graph index answers one query at a time, while building a whole kNN graph lets all fragments
+ * that probe a cluster share each load of its members (blocks of dot products, as in the exact
+ * kernel), which plain JS runs at its best.
+ *
+ * Deterministic for a given input and seed (the seeded PRNG of core/prng.ts).
+ */
+import { prng } from '../prng';
+
+export interface InvertedFileOptions {
+  /** Number of clusters; default round(sqrt(n) * 1.5). */
+  lists?: number;
+  /**
+   * Nearest clusters each fragment is compared with, its own included; default the larger of
+   * 12 and 8% of `lists`. Recall follows the share of the document probed (probes / lists), not
+   * the count: on GloVe vectors of short fragments 10 of 82 lists gave recall@16 0.94, 8 of 212
+   * 0.87 (docs/scale.md), so the default keeps a share and the cost stays O(n^2), only smaller.
+   */
+  probes?: number;
+  /** Rounds of k-means on the training sample; default 6. */
+  iterations?: number;
+  /** Training points per cluster (a sample of the document); default 40. */
+  samplePerList?: number;
+  /** Seed of the sample and of the first centroids; default 1. */
+  seed?: number;
+}
+
+export const defaultInvertedFileOptions = Object.freeze({
+  listsPerSqrtN: 1.5,
+  minProbes: 12,
+  probeShare: 0.08,
+  iterations: 6,
+  samplePerList: 40,
+  seed: 1,
+});
+
+/** `onStep` runs every CHECK_ROWS + 1 rows (a cancel is seen within about 0.1 s). */
+const CHECK_ROWS = 1023;
+
+export interface InvertedLists {
+  /** Local fragment indices (0..n-1) in cluster order. */
+  order: Uint32Array;
+  /** Cluster c holds order[listStart[c] .. listStart[c + 1]). */
+  listStart: Uint32Array;
+  /** The fragments (local indices) that probe cluster c: prober[proberStart[c] .. proberStart[c + 1]). */
+  proberStart: Uint32Array;
+  prober: Uint32Array;
+}
+
+/**
+ * Index of the centroid most like each row (largest dot product; ties to the lower centroid),
+ * for rows `rows` of `data` (local indices from `first`).
+ */
+function nearestCentroids(
+  data: Float32Array,
+  dim: number,
+  first: number,
+  rows: Uint32Array,
+  centroids: Float32Array,
+  lists: number,
+  out: Uint32Array,
+  onStep?: () => void,
+): void {
+  for (let r = 0; r < rows.length; r++) {
+    if ((r & CHECK_ROWS) === CHECK_ROWS) onStep?.();
+    const io = (first + rows[r]) * dim;
+    let best = -Infinity;
+    let bestC = 0;
+    let c = 0;
+    // Four centroids share each load of the row.
+    for (; c + 3 < lists; c += 4) {
+      const o0 = c * dim;
+      const o1 = o0 + dim;
+      const o2 = o1 + dim;
+      const o3 = o2 + dim;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      for (let d = 0; d < dim; d++) {
+        const x = data[io + d];
+        s0 += x * centroids[o0 + d];
+        s1 += x * centroids[o1 + d];
+        s2 += x * centroids[o2 + d];
+        s3 += x * centroids[o3 + d];
+      }
+      if (s0 > best) {
+        best = s0;
+        bestC = c;
+      }
+      if (s1 > best) {
+        best = s1;
+        bestC = c + 1;
+      }
+      if (s2 > best) {
+        best = s2;
+        bestC = c + 2;
+      }
+      if (s3 > best) {
+        best = s3;
+        bestC = c + 3;
+      }
+    }
+    for (; c < lists; c++) {
+      const o = c * dim;
+      let s = 0;
+      for (let d = 0; d < dim; d++) s += data[io + d] * centroids[o + d];
+      if (s > best) {
+        best = s;
+        bestC = c;
+      }
+    }
+    out[r] = bestC;
+  }
+}
+
+/**
+ * Cluster the n vectors data[first .. first + n) (unit length or zero) and list who probes what.
+ * `onStep` is called every 1,024 rows of the clustering and between its stages (it may throw
+ * to cancel).
+ */
+export function invertedFileLists(
+  data: Float32Array,
+  dim: number,
+  first: number,
+  n: number,
+  options: InvertedFileOptions = {},
+  onStep?: () => void,
+): InvertedLists {
+  const d = defaultInvertedFileOptions;
+  const lists = Math.max(
+    1,
+    Math.min(n, Math.round(options.lists ?? Math.sqrt(n) * d.listsPerSqrtN)),
+  );
+  const probes = Math.max(
+    1,
+    Math.min(lists, Math.round(options.probes ?? Math.max(d.minProbes, lists * d.probeShare))),
+  );
+  const iterations = Math.max(0, Math.round(options.iterations ?? d.iterations));
+  const samplePerList = Math.max(1, Math.round(options.samplePerList ?? d.samplePerList));
+  const random = prng(options.seed ?? d.seed);
+
+  // Training sample: a seeded partial shuffle of 0..n-1 (its first `lists` seed the centroids).
+  const sampleSize = Math.min(n, lists * samplePerList);
+  const shuffled = new Uint32Array(n);
+  for (let i = 0; i < n; i++) shuffled[i] = i;
+  for (let i = 0; i < sampleSize; i++) {
+    const j = i + Math.floor(random() * (n - i));
+    const t = shuffled[i];
+    shuffled[i] = shuffled[j];
+    shuffled[j] = t;
+  }
+  const sample = shuffled.subarray(0, sampleSize);
+
+  const centroids = new Float32Array(lists * dim);
+  for (let c = 0; c < lists; c++) {
+    centroids.set(data.subarray((first + sample[c]) * dim, (first + sample[c] + 1) * dim), c * dim);
+  }
+  const sums = new Float64Array(lists * dim);
+  const counts = new Uint32Array(lists);
+  const assigned = new Uint32Array(sampleSize);
+  for (let it = 0; it < iterations; it++) {
+    nearestCentroids(data, dim, first, sample, centroids, lists, assigned, onStep);
+    sums.fill(0);
+    counts.fill(0);
+    for (let r = 0; r < sampleSize; r++) {
+      const c = assigned[r];
+      const io = (first + sample[r]) * dim;
+      const co = c * dim;
+      for (let x = 0; x < dim; x++) sums[co + x] += data[io + x];
+      counts[c]++;
+    }
+    // Spherical k-means: the centroid is the normalised mean. An empty cluster restarts at a
+    // random sample point.
+    for (let c = 0; c < lists; c++) {
+      const co = c * dim;
+      if (counts[c] === 0) {
+        const r = sample[Math.floor(random() * sampleSize)];
+        centroids.set(data.subarray((first + r) * dim, (first + r + 1) * dim), co);
+        continue;
+      }
+      let norm = 0;
+      for (let x = 0; x < dim; x++) norm += sums[co + x] * sums[co + x];
+      const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
+      for (let x = 0; x < dim; x++) centroids[co + x] = sums[co + x] * inv;
+    }
+    onStep?.();
+  }
+
+  // Assign every fragment to its nearest centroid and lay the clusters out one after the other
+  // (counting sort); each fragment also probes its `probes` nearest centroids.
+  const probeOf = new Uint32Array(n * probes);
+  nearestCentroidsTop(data, dim, first, n, centroids, lists, probes, probeOf, onStep);
+  onStep?.();
+  const listStart = new Uint32Array(lists + 1);
+  for (let i = 0; i < n; i++) listStart[probeOf[i * probes] + 1]++;
+  for (let c = 0; c < lists; c++) listStart[c + 1] += listStart[c];
+  const fill = listStart.slice(0, lists);
+  const order = new Uint32Array(n);
+  for (let i = 0; i < n; i++) order[fill[probeOf[i * probes]]++] = i;
+
+  // Who probes each cluster: the queries whose rows meet that cluster's members.
+  const proberStart = new Uint32Array(lists + 1);
+  for (let e = 0; e < n * probes; e++) proberStart[probeOf[e] + 1]++;
+  for (let c = 0; c < lists; c++) proberStart[c + 1] += proberStart[c];
+  const at = proberStart.slice(0, lists);
+  const prober = new Uint32Array(n * probes);
+  for (let i = 0; i < n; i++) {
+    for (let p = 0; p < probes; p++) prober[at[probeOf[i * probes + p]]++] = i;
+  }
+  return { order, listStart, proberStart, prober };
+}
+
+/**
+ * For each of the n rows from `first`, the `top` centroids with the largest dot products (ties
+ * to the lower centroid), best first, into out[r * top ..].
+ */
+function nearestCentroidsTop(
+  data: Float32Array,
+  dim: number,
+  first: number,
+  n: number,
+  centroids: Float32Array,
+  lists: number,
+  top: number,
+  out: Uint32Array,
+  onStep?: () => void,
+): void {
+  const bestScore = new Float64Array(top);
+  const scores = new Float64Array(lists);
+  for (let r = 0; r < n; r++) {
+    if ((r & CHECK_ROWS) === CHECK_ROWS) onStep?.();
+    const io = (first + r) * dim;
+    let c = 0;
+    for (; c + 3 < lists; c += 4) {
+      const o0 = c * dim;
+      const o1 = o0 + dim;
+      const o2 = o1 + dim;
+      const o3 = o2 + dim;
+      let s0 = 0;
+      let s1 = 0;
+      let s2 = 0;
+      let s3 = 0;
+      for (let d = 0; d < dim; d++) {
+        const x = data[io + d];
+        s0 += x * centroids[o0 + d];
+        s1 += x * centroids[o1 + d];
+        s2 += x * centroids[o2 + d];
+        s3 += x * centroids[o3 + d];
+      }
+      scores[c] = s0;
+      scores[c + 1] = s1;
+      scores[c + 2] = s2;
+      scores[c + 3] = s3;
+    }
+    for (; c < lists; c++) {
+      const o = c * dim;
+      let s = 0;
+      for (let d = 0; d < dim; d++) s += data[io + d] * centroids[o + d];
+      scores[c] = s;
+    }
+    // Insertion into a sorted list of `top`: lists >> top, so most centroids fail the first test.
+    const base = r * top;
+    let filled = 0;
+    for (c = 0; c < lists; c++) {
+      const s = scores[c];
+      if (filled === top && !(s > bestScore[top - 1])) continue;
+      let p = filled < top ? filled++ : top - 1;
+      while (p > 0 && s > bestScore[p - 1]) {
+        bestScore[p] = bestScore[p - 1];
+        out[base + p] = out[base + p - 1];
+        p--;
+      }
+      bestScore[p] = s;
+      out[base + p] = c;
+    }
+  }
+}
