@@ -25,6 +25,7 @@ import {
   embedderSpec,
   type IndexSettings,
 } from './library-service';
+import { ScoringNotice } from './scripts/ScoringNotice';
 
 /** The paper's book settings: dense retrieval, context relation, w_rel 0.3, alpha 0.5. */
 export const defaultRetrievalSettings: Readonly<RetrievalSettings> =
@@ -493,6 +494,7 @@ function Workspace({
                   {result.timings.independentMs.toFixed(0)} ms, ranked in{' '}
                   <span data-testid="rerank-ms">{result.timings.rerankMs.toFixed(1)}</span> ms
                 </p>
+                <ScoringNotice result={result} />
                 {result.documents.map((d) => (
                   <DocumentStrip
                     key={d.docId}
