@@ -1,4 +1,5 @@
 import { expect, test } from '@playwright/test';
+import iconv from 'iconv-lite';
 import { JA_BOOK } from '../test/scripts/samples';
 import { dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
@@ -34,6 +35,39 @@ test('a Japanese book answers a question about a named character with the right 
   expect(text).toContain('メロンパン');
   // Its independent score is not the 0.000 of the report.
   await expect(first.locator('.score-bar__eq')).not.toHaveText(/^\s*0\.000 \+/);
+
+  expect(problems).toEqual([]);
+  expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+  await page.context().close();
+});
+
+// Issue 15: a Shift-JIS file was accepted as garbled text. Now its encoding is detected and
+// shown, and the reader can read it again in another one.
+test('a Shift_JIS book is read in its detected encoding, which the reader can change', async ({
+  browser,
+}) => {
+  const urls: string[] = [];
+  const problems: string[] = [];
+  const page = await openLocalPage(browser, urls, problems);
+  await page.goto('/');
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  await dropFiles(page, [
+    { name: 'sjis.txt', bytes: new Uint8Array(iconv.encode(JA_BOOK, 'Shift_JIS')) },
+  ]);
+  const detected = page.getByTestId('encoding-detected');
+  await expect(detected).toHaveAttribute('data-encoding', 'shift_jis');
+  await expect(detected).toContainText('Japanese (Shift_JIS) (detected)');
+  await page.getByLabel('Question').fill('鈴木一郎の網にかかった魚は何ですか');
+  await page.getByRole('button', { name: 'Ask' }).click();
+  const first = page.getByTestId('ranked-list').locator('li').first();
+  await first.getByRole('button').first().click();
+  await expect(page.locator('.reader__fragment')).toContainText('鯛');
+
+  await page.getByLabel('Encoding of sjis.txt').selectOption('euc-jp');
+  await page.getByRole('button', { name: 'Re-read' }).click();
+  await expect(detected).toHaveAttribute('data-encoding', 'euc-jp');
+  await expect(detected).toContainText('(chosen)');
+  await expect(page.getByTestId('library-item')).toHaveCount(1);
 
   expect(problems).toEqual([]);
   expect(urls.filter((u) => !isLocal(u))).toEqual([]);

@@ -25,6 +25,7 @@ import {
   embedderSpec,
   type IndexSettings,
 } from './library-service';
+import { EncodingChoice } from './scripts/EncodingChoice';
 import { ScoringNotice } from './scripts/ScoringNotice';
 
 /** The paper's book settings: dense retrieval, context relation, w_rel 0.3, alpha 0.5. */
@@ -286,6 +287,22 @@ function Workspace({
     [documents, library, notify, refreshDocuments, retrieval, runJob, service],
   );
 
+  // A document read in a guessed encoding, read again in the one the reader chose.
+  const onReread = useCallback(
+    (doc: DocumentRecord, encoding: string) =>
+      void runJob(doc.name, 'add', async (signal, job) => {
+        const next = await service.reread(doc, encoding, indexSettings, {
+          signal,
+          onProgress: progressOf(job),
+        });
+        await retrieval.call('forget', { docIds: [doc.id] });
+        setTicked((t) => new Set([...t].filter((id) => id !== doc.id).concat(next.id)));
+        if (result?.documents.some((d) => d.docId === doc.id)) setResult(null);
+        await refreshDocuments();
+      }),
+    [runJob, service, indexSettings, retrieval, result, refreshDocuments],
+  );
+
   const onDelete = useCallback(
     async (doc: DocumentRecord) => {
       try {
@@ -400,6 +417,13 @@ function Workspace({
               })
             }
             onDelete={onDelete}
+            extra={(doc) => (
+              <EncodingChoice
+                doc={doc}
+                canReread={service.canReread(doc.id)}
+                onReread={(encoding) => onReread(doc, encoding)}
+              />
+            )}
           />
         )}
         <p className="stats" data-testid="session-stats" data-embedded={embedded}>
