@@ -26,6 +26,7 @@ import {
   type IndexSettings,
 } from './library-service';
 import { EncodingChoice } from './scripts/EncodingChoice';
+import { announcingWrites, libraryChanges, useTabSync } from './sync/tab-sync';
 import { ScoringNotice } from './scripts/ScoringNotice';
 
 /** The paper's book settings: dense retrieval, context relation, w_rel 0.3, alpha 0.5. */
@@ -70,9 +71,11 @@ function useServices(onNotice: (kind: Notice['kind'], text: string) => void): Bo
     let library: Library | null = null;
     const report = (e: { message: string }) => onNotice('error', e.message);
     openLibrary(undefined, { onBlocked: report, onVersionChange: report, onTerminated: report })
-      .then(async (lib) => {
-        library = lib;
-        if (closed) return lib.close();
+      .then(async (opened) => {
+        library = opened;
+        if (closed) return opened.close();
+        // Every write tells the other tabs of this library what changed.
+        const lib = announcingWrites(opened);
         void requestPersistentStorage();
         const ping = await retrieval.call('ping', null);
         setBoot({
@@ -166,6 +169,32 @@ function Workspace({
     setDocuments(docs);
     return docs;
   }, [service]);
+
+  // Another tab changed the library: read it again. A document removed there leaves this view
+  // (ticks, the shown result, the retrieval worker's cache) instead of failing the next question.
+  useTabSync('library', () => {
+    const before = documents ?? [];
+    void (async () => {
+      const { removed, added } = libraryChanges(before, await refreshDocuments());
+      setTicked(
+        (t) => new Set([...t].filter((id) => !removed.some((d) => d.id === id)).concat(added)),
+      );
+      if (removed.length === 0) return;
+      const gone = removed.map((d) => d.id);
+      await retrieval.call('forget', { docIds: gone });
+      setResult((r) => (r?.documents.some((d) => gone.includes(d.docId)) ? null : r));
+      notify('info', `Removed in another tab: ${removed.map((d) => `“${d.name}”`).join(', ')}.`);
+    })().catch((e: Error) => notify('error', e.message));
+  });
+  useTabSync('settings', () => {
+    void library
+      .getSettings({ retrieval: defaultRetrievalSettings, index: defaultIndexSettings })
+      .then((stored) => {
+        setRetrievalSettings({ ...defaultRetrievalSettings, ...stored.retrieval });
+        setIndexSettings({ ...defaultIndexSettings, ...stored.index });
+      })
+      .catch((e: Error) => notify('error', e.message));
+  });
 
   // Reopening shows the library at once, with the settings it was left with; nothing is recomputed.
   useEffect(() => {
