@@ -26,6 +26,8 @@ import {
   type IndexSettings,
 } from './library-service';
 import { EncodingChoice } from './scripts/EncodingChoice';
+import { ImportJournal } from './storage/import-journal';
+import { InterruptedImports } from './storage/InterruptedImports';
 import { announcingWrites, libraryChanges, useTabSync } from './sync/tab-sync';
 import { ScoringNotice } from './scripts/ScoringNotice';
 
@@ -164,6 +166,8 @@ function Workspace({
   const queue = useRef<Promise<unknown>>(Promise.resolve());
   const queryAbort = useRef<AbortController | null>(null);
 
+  const journal = useMemo(() => new ImportJournal(), []);
+
   const refreshDocuments = useCallback(async () => {
     const docs = await service.list();
     setDocuments(docs);
@@ -286,16 +290,22 @@ function Workspace({
           continue;
         }
         void runJob(file.name, 'add', async (signal, job) => {
-          const doc = await service.addFile(file, indexSettings, {
-            signal,
-            onProgress: progressOf(job),
-          });
-          await refreshDocuments();
-          setTicked((t) => new Set([...t, doc.id]));
+          // Journalled, so a closed tab or a crash is reported on the next visit.
+          const entry = journal.begin(file.name, file.size);
+          try {
+            const doc = await service.addFile(file, indexSettings, {
+              signal,
+              onProgress: progressOf(job),
+            });
+            await refreshDocuments();
+            setTicked((t) => new Set([...t, doc.id]));
+          } finally {
+            entry.end();
+          }
         });
       }
     },
-    [runJob, service, indexSettings, refreshDocuments, addRepository],
+    [runJob, service, indexSettings, refreshDocuments, addRepository, journal],
   );
 
   const onIndexSettings = useCallback(
@@ -485,6 +495,7 @@ function Workspace({
             </div>
           ))}
         </div>
+        <InterruptedImports journal={journal} documents={documents} onFiles={onFiles} />
         <ChatView
           active={view === 'chat'}
           library={library}

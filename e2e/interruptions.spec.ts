@@ -1,0 +1,53 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from '@playwright/test';
+import { bookFile, dropFiles } from './support/drop';
+import { isLocal } from './support/local-page';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
+
+// Issue 15: an import interrupted by closing the page vanished without a word on reopen.
+test('a page closed mid-import reports it on reopen, and Retry adds the file', async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const urls: string[] = [];
+  const problems: string[] = [];
+  context.on('request', (r) => urls.push(r.url()));
+  await context.route(
+    (url) => !isLocal(url.href),
+    (route) => route.abort('blockedbyclient'),
+  );
+  const page = await context.newPage();
+  await page.goto('/');
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  await dropFiles(page, [bookFile(ALICE)]);
+  await expect(page.getByTestId('job')).toContainText('pg11.txt');
+  await page.close();
+
+  const again = await context.newPage();
+  again.on('pageerror', (e) => problems.push(e.message));
+  await again.goto('/');
+  const report = again.getByTestId('interrupted');
+  await expect(report).toHaveCount(1);
+  await expect(report).toContainText('Adding “pg11.txt” was cut short');
+  await expect(again.getByTestId('library-item')).toHaveCount(0);
+
+  // Retry asks for the file again (the closed page had it) and adds it.
+  const chooser = again.waitForEvent('filechooser');
+  await report.getByRole('button', { name: 'Retry' }).click();
+  await (await chooser).setFiles(ALICE);
+  await expect(report).toHaveCount(0);
+  await expect(again.getByTestId('library-item')).toHaveCount(1);
+  await expect(again.getByTestId('library-item')).toContainText('pg11.txt');
+
+  // Nothing is reported once the import has ended.
+  await again.reload();
+  await expect(again.getByTestId('library-item')).toHaveCount(1);
+  await expect(again.getByTestId('interrupted')).toHaveCount(0);
+
+  expect(problems).toEqual([]);
+  expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+  await context.close();
+});
