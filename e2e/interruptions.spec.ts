@@ -47,6 +47,15 @@ test('a page closed mid-import reports it on reopen, and Retry adds the file', a
   await expect(again.getByTestId('library-item')).toHaveCount(1);
   await expect(again.getByTestId('interrupted')).toHaveCount(0);
 
+  // The storage panel: usage and quota, persistence, the document's cost, the startup sweep.
+  const storage = again.getByTestId('storage-panel');
+  await storage.locator('summary').click();
+  await expect(again.getByTestId('storage-usage')).toContainText(/used of .* this browser allows/);
+  await expect(again.getByTestId('storage-persistence')).toContainText(/ersistent/);
+  await expect(again.getByTestId('storage-reclaimed')).toContainText('No unused storage found');
+  await expect(again.getByTestId('storage-doc')).toHaveCount(1);
+  await expect(again.getByTestId('storage-doc')).toContainText(/pg11\.txt\s*[\d.]+ (KB|MB)/);
+
   expect(problems).toEqual([]);
   expect(urls.filter((u) => !isLocal(u))).toEqual([]);
   await context.close();

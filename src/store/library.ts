@@ -383,6 +383,50 @@ export class Library {
   }
 
   /**
+   * Find and delete records that no document references: sources, fragments, vectors and
+   * relations whose document is gone (issue 15: a browser killed while saving left storage that
+   * nothing referenced). Every write here is one transaction, so this finds what older versions,
+   * other tools or a broken disk left; it is run at startup and its count shown. One transaction.
+   */
+  reclaimUnreferenced(): Promise<{ records: number; bytes: number }> {
+    return this.guard(() => {
+      const tx = this.db.transaction(DOCUMENT_STORES, 'readwrite');
+      return commit(tx, async () => {
+        const docs = new Set(await tx.objectStore('documents').getAllKeys());
+        let records = 0;
+        let bytes = 0;
+        for (const key of await tx.objectStore('sources').getAllKeys()) {
+          if (docs.has(key)) continue;
+          const record = await tx.objectStore('sources').get(key);
+          bytes += record ? textBytes(record.text) : 0;
+          await tx.objectStore('sources').delete(key);
+          records++;
+        }
+        for (const key of await tx.objectStore('fragments').getAllKeys()) {
+          if (docs.has(key)) continue;
+          const record = await tx.objectStore('fragments').get(key);
+          bytes += record ? fragmentsBytes(record) : 0;
+          await tx.objectStore('fragments').delete(key);
+          records++;
+        }
+        for (const key of await tx.objectStore('vectors').getAllKeys()) {
+          if (docs.has(key[0])) continue;
+          bytes += vectorsBytes(await tx.objectStore('vectors').get(key));
+          await tx.objectStore('vectors').delete(key);
+          records++;
+        }
+        for (const key of await tx.objectStore('relations').getAllKeys()) {
+          if (docs.has(key[0])) continue;
+          bytes += relationBytes(await tx.objectStore('relations').get(key));
+          await tx.objectStore('relations').delete(key);
+          records++;
+        }
+        return { records, bytes };
+      });
+    });
+  }
+
+  /**
    * What retrieval needs of a document: source, fragments, the vectors of `embedderId`, and every
    * stored relation, in one read transaction. Undefined when the document, its source or its
    * fragments are absent or unreadable (not indexed yet, failed, or an older layout): index it.

@@ -28,6 +28,7 @@ import {
 import { EncodingChoice } from './scripts/EncodingChoice';
 import { ImportJournal } from './storage/import-journal';
 import { InterruptedImports } from './storage/InterruptedImports';
+import { StoragePanel } from './storage/StoragePanel';
 import { announcingWrites, libraryChanges, useTabSync } from './sync/tab-sync';
 import { ScoringNotice } from './scripts/ScoringNotice';
 
@@ -465,6 +466,7 @@ function Workspace({
             )}
           />
         )}
+        <StoragePanel library={library} documents={documents} />
         <p className="stats" data-testid="session-stats" data-embedded={embedded}>
           This session: {embedded.toLocaleString()} fragments embedded.
         </p>
