@@ -1,6 +1,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
+import { JA_BOOK } from '../test/scripts/samples';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal } from './support/local-page';
 
@@ -58,5 +59,44 @@ test('a page closed mid-import reports it on reopen, and Retry adds the file', a
 
   expect(problems).toEqual([]);
   expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+  await context.close();
+});
+
+// Issue 15: after a failed model download the selection stayed on the failed model.
+test('a model that cannot be downloaded leaves the last working embedder selected', async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  // Nothing leaves 127.0.0.1, so the model hub is unreachable: the download fails.
+  await context.route(
+    (url) => !isLocal(url.href),
+    (route) => route.abort('blockedbyclient'),
+  );
+  const page = await context.newPage();
+  await page.goto('/');
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  await dropFiles(page, [{ name: 'town.txt', bytes: new TextEncoder().encode(JA_BOOK) }]);
+  await expect(page.getByTestId('library-item')).toHaveCount(1);
+
+  const embedder = page.getByLabel('Embedder');
+  const working = await embedder.inputValue();
+  const other = await embedder
+    .locator('option')
+    .evaluateAll(
+      (options, current) =>
+        options.map((o) => (o as HTMLOptionElement).value).find((v) => v !== current),
+      working,
+    );
+  await embedder.selectOption(other!);
+  await expect(page.getByTestId('notice').filter({ hasText: 'could not be used' })).toContainText(
+    'Back to',
+  );
+  await expect(embedder).toHaveValue(working);
+  // And the library still answers with it.
+  await page.getByLabel('Question').fill('伊藤健は迷子の女の子に何を出しましたか');
+  await page.getByRole('button', { name: 'Ask' }).click();
+  await expect(page.getByTestId('retrieval-summary')).toBeVisible();
+  await page.reload();
+  await expect(page.getByLabel('Embedder')).toHaveValue(working);
   await context.close();
 });

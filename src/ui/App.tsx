@@ -29,6 +29,7 @@ import { EncodingChoice } from './scripts/EncodingChoice';
 import { ImportJournal } from './storage/import-journal';
 import { InterruptedImports } from './storage/InterruptedImports';
 import { StoragePanel } from './storage/StoragePanel';
+import { embedderFallback } from './storage/embedder-fallback';
 import { announcingWrites, libraryChanges, useTabSync } from './sync/tab-sync';
 import { ScoringNotice } from './scripts/ScoringNotice';
 
@@ -311,12 +312,26 @@ function Workspace({
 
   const onIndexSettings = useCallback(
     (next: IndexSettings) => {
+      const previous = indexSettings;
       setIndexSettings(next);
       void library.setSetting('index', next).catch((e: Error) => notify('error', e.message));
+      // A new embedder that cannot be loaded (a failed download) takes the selection back to the
+      // last one that worked, instead of leaving every question to fail.
+      const fallback = embedderFallback(previous, next);
       // Recompute exactly what the change invalidates, document by document.
       for (const doc of documents ?? []) {
         void runJob(doc.name, 'refresh', async (signal, job) => {
-          const changed = await service.refresh(doc, next, { signal, onProgress: progressOf(job) });
+          if (fallback.failed) return;
+          let changed: boolean;
+          try {
+            changed = await service.refresh(doc, next, { signal, onProgress: progressOf(job) });
+          } catch (e) {
+            const back = fallback.onError(e);
+            if (!back) throw e;
+            setIndexSettings(back.settings);
+            void library.setSetting('index', back.settings);
+            throw new Error(back.message);
+          }
           if (changed) {
             await retrieval.call('forget', { docIds: [doc.id] });
             await refreshDocuments();
@@ -324,7 +339,7 @@ function Workspace({
         });
       }
     },
-    [documents, library, notify, refreshDocuments, retrieval, runJob, service],
+    [documents, indexSettings, library, notify, refreshDocuments, retrieval, runJob, service],
   );
 
   // A document read in a guessed encoding, read again in the one the reader chose.
