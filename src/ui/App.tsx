@@ -25,6 +25,8 @@ import {
   embedderSpec,
   type IndexSettings,
 } from './library-service';
+import { CarryPanel } from './carry/CarryPanel';
+import { ExportDocument } from './carry/ExportDocument';
 import { EncodingChoice } from './scripts/EncodingChoice';
 import { ImportJournal } from './storage/import-journal';
 import { InterruptedImports } from './storage/InterruptedImports';
@@ -192,7 +194,7 @@ function Workspace({
       notify('info', `Removed in another tab: ${removed.map((d) => `“${d.name}”`).join(', ')}.`);
     })().catch((e: Error) => notify('error', e.message));
   });
-  useTabSync('settings', () => {
+  const reloadSettings = () =>
     void library
       .getSettings({ retrieval: defaultRetrievalSettings, index: defaultIndexSettings })
       .then((stored) => {
@@ -200,7 +202,7 @@ function Workspace({
         setIndexSettings({ ...defaultIndexSettings, ...stored.index });
       })
       .catch((e: Error) => notify('error', e.message));
-  });
+  useTabSync('settings', reloadSettings);
 
   // Reopening shows the library at once, with the settings it was left with; nothing is recomputed.
   useEffect(() => {
@@ -473,14 +475,25 @@ function Workspace({
             }
             onDelete={onDelete}
             extra={(doc) => (
-              <EncodingChoice
-                doc={doc}
-                canReread={service.canReread(doc.id)}
-                onReread={(encoding) => onReread(doc, encoding)}
-              />
+              <>
+                <EncodingChoice
+                  doc={doc}
+                  canReread={service.canReread(doc.id)}
+                  onReread={(encoding) => onReread(doc, encoding)}
+                />
+                <ExportDocument library={library} doc={doc} notify={notify} />
+              </>
             )}
           />
         )}
+        <CarryPanel
+          library={library}
+          notify={notify}
+          onImported={(added, settings) => {
+            void refreshDocuments().then(() => setTicked((t) => new Set([...t, ...added])));
+            if (settings) reloadSettings();
+          }}
+        />
         <StoragePanel library={library} documents={documents} />
         <p className="stats" data-testid="session-stats" data-embedded={embedded}>
           This session: {embedded.toLocaleString()} fragments embedded.

@@ -26,6 +26,7 @@ const WRITES: Readonly<Partial<Record<keyof Library, SyncTopic>>> = {
   saveIndexedDocument: 'library',
   updateDocument: 'library',
   deleteDocument: 'library',
+  importRecords: 'library',
   putVectors: 'library',
   putRelation: 'library',
   setSetting: 'settings',
