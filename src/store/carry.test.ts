@@ -23,7 +23,7 @@ async function filled(docs: { count: number; dim: number; seed: number }[]): Pro
 
 /** Rewrite one entry of a zip. */
 function withEntry(bytes: Uint8Array, path: string, edit: (b: Uint8Array) => Uint8Array) {
-  const files = unzipSync(bytes);
+  const files: Record<string, Uint8Array> = unzipSync(bytes);
   files[path] = edit(files[path]);
   return zipSync(files);
 }
