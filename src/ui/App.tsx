@@ -31,6 +31,7 @@ import { EncodingChoice } from './scripts/EncodingChoice';
 import { ImportJournal } from './storage/import-journal';
 import { InterruptedImports } from './storage/InterruptedImports';
 import { StoragePanel } from './storage/StoragePanel';
+import { UpdateNotice } from './offline/UpdateNotice';
 import { embedderFallback } from './storage/embedder-fallback';
 import { announcingWrites, libraryChanges, useTabSync } from './sync/tab-sync';
 import { ScoringNotice } from './scripts/ScoringNotice';
@@ -495,6 +496,7 @@ function Workspace({
           }}
         />
         <StoragePanel library={library} documents={documents} />
+        <UpdateNotice />
         <p className="stats" data-testid="session-stats" data-embedded={embedded}>
           This session: {embedded.toLocaleString()} fragments embedded.
         </p>
