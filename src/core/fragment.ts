@@ -8,9 +8,18 @@
  * belongs to the fragment that holds the sentence, the text before the first word to the first
  * fragment. That keeps every character citable and lets a reader rebuild the text from spans.
  *
- * A "word" is a maximal run of non-whitespace characters, the unit of `words` and of the
- * budget in Eq. 11 when the caller measures costs in words.
+ * A "word" is the unit of `words`, of fragment sizes and of the budget in Eq. 11 when the caller
+ * measures costs in words. It means the same across scripts:
+ * - in scripts that put spaces between words (Latin, Cyrillic, Greek, Korean, ...) it is a
+ *   maximal run of non-whitespace characters, as it always was;
+ * - a run that holds Chinese, Japanese, Thai, Lao, Khmer or Myanmar characters is cut into the
+ *   words of ICU's word segmenter (script/segment.ts), punctuation attached to the word before
+ *   it and opening brackets to the word after. Such a word is a dictionary word ("名前", "まだ",
+ *   "無い"), so "吾輩は猫である。名前はまだ無い。" counts 9 words against 10 for "I am a cat. As
+ *   yet I have no name."; a 500-word fragment holds about as much story in either language.
+ *   Sentences end at 。！？ as at . ! ? and closing brackets 」』） may follow them.
  */
+import { denseWordStarts, hasDenseScript } from './script/segment';
 import { defaultFragmentOptions, withDefaults, type FragmentOptions } from './options';
 import type { Fragment } from './types';
 
@@ -32,16 +41,49 @@ function isSpace(code: number): boolean {
   );
 }
 
-/** Words (runs of non-whitespace) in `text.slice(start, end)`. */
+/** Words (see the file comment) in `text.slice(start, end)`. */
 export function countWords(text: string, start = 0, end = text.length): number {
   let words = 0;
   let inWord = false;
+  let runStart = start;
+  let dense = false;
   for (let i = start; i < end; i++) {
-    const space = isSpace(text.charCodeAt(i));
-    if (!space && !inWord) words++;
+    const code = text.charCodeAt(i);
+    const space = isSpace(code);
+    if (!space && !inWord) {
+      words++;
+      runStart = i;
+    }
+    if (!space && code >= 0x0e00 && !dense) dense = hasDenseScript(text, i, i + 1);
+    if (space && inWord && dense) {
+      words += denseWordStarts(text, runStart, i).length - 1;
+      dense = false;
+    }
     inWord = !space;
   }
+  if (inWord && dense) words += denseWordStarts(text, runStart, end).length - 1;
   return words;
+}
+
+/**
+ * The words of text[start..end) as [start, end) pairs: runs of non-whitespace, and runs holding a
+ * script without spaces cut into its words (file comment). Latin text never reaches ICU.
+ */
+function* proseWords(text: string): Generator<[number, number], void, undefined> {
+  const RUN = /\S+/g;
+  const dense = hasDenseScript(text);
+  for (let m = RUN.exec(text); m; m = RUN.exec(text)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    if (!dense || !hasDenseScript(text, start, end)) {
+      yield [start, end];
+      continue;
+    }
+    const starts = denseWordStarts(text, start, end);
+    for (let k = 0; k < starts.length; k++) {
+      yield [starts[k], k + 1 < starts.length ? starts[k + 1] : end];
+    }
+  }
 }
 
 function positiveInteger(value: number, name: string): number {
@@ -52,8 +94,32 @@ function positiveInteger(value: number, name: string): number {
 }
 
 // Characters that may close a sentence after its final punctuation: quotes and brackets.
-const CLOSERS = new Set(['"', "'", '\u201d', '\u2019', '\u00bb', ')', ']', '}', '*', '_']);
-const TERMINALS = new Set(['.', '!', '?', '\u2026', '\u3002', '\uff01', '\uff1f']);
+// CJK: 」』）］｝】〕〉》 and the full-width quotes.
+const CLOSERS = new Set([
+  '"',
+  "'",
+  '\u201d',
+  '\u2019',
+  '\u00bb',
+  ')',
+  ']',
+  '}',
+  '*',
+  '_',
+  '\u300d',
+  '\u300f',
+  '\uff09',
+  '\uff3d',
+  '\uff5d',
+  '\u3011',
+  '\u3015',
+  '\u3009',
+  '\u300b',
+  '\uff02',
+  '\uff07',
+]);
+// 。！？ and the half-width 。 end CJK sentences like . ! ?; Thai has no sentence mark.
+const TERMINALS = new Set(['.', '!', '?', '\u2026', '\u3002', '\uff01', '\uff1f', '\uff61']);
 // A period after these does not end a sentence ("Mr. Darcy", "e.g. this"). A heuristic: a
 // false boundary only lets a fragment end inside a sentence, it never loses text.
 const ABBREVIATIONS = new Set([
@@ -173,20 +239,23 @@ export function splitProse(
     }
   };
 
-  const WORD = /\S+/g;
-  let match = WORD.exec(text);
-  while (match) {
-    const wordStart = match.index;
-    const wordEnd = wordStart + match[0].length;
+  const words = proseWords(text);
+  let word = words.next();
+  while (!word.done) {
+    const [wordStart, wordEnd] = word.value;
     wordStarts.push(wordStart);
-    const next = WORD.exec(text);
-    const nextStart = next ? next.index : text.length;
-    if (!next || isSentenceEnd(match[0]) || hasParagraphBreak(text, wordEnd, nextStart)) {
+    const next = words.next();
+    const nextStart = next.done ? text.length : next.value[0];
+    if (
+      next.done ||
+      isSentenceEnd(text.slice(wordStart, wordEnd)) ||
+      hasParagraphBreak(text, wordEnd, nextStart)
+    ) {
       closeSentence();
       sentStart = nextStart;
       wordStarts.length = 0;
     }
-    match = next;
+    word = next;
   }
   // The last sentence runs to the end of the text, so the open fragment does too.
   if (fragWords > 0 || out.length === 0) emit(text.length, fragWords);

@@ -8,7 +8,18 @@
  *   HTTPServer  -> httpserver, http, server
  *   user_id     -> user_id, user, id
  * Apostrophes inside words are separators; accents are kept (the vocabulary has them).
+ *
+ * Scripts written without spaces (Chinese, Japanese, Thai, ...): a text holding any of them is
+ * cut into words by ICU's word segmenter (script/segment.ts); each word of such a script is one
+ * lower-cased token ("吾輩は猫である" -> 吾輩, は, 猫, で, ある), every other word goes through the
+ * rules above. A text without them never reaches the segmenter, so it is tokenized as before.
+ *
+ * Speed: with default options a text the allocation-free scanner of embed/spans.ts accepts is
+ * tokenized by it (held equal to the regex rules by a property test in static.test.ts), so BM25
+ * and the static embedder share one fast tokenizer.
  */
+import { fastTokenSpans, isFastTokenizable, spanCapacity, tokenBoundaryFrom } from './embed/spans';
+import { hasDenseScript, wordSegments } from './script/segment';
 
 // A token is a run of letters, digits and underscores (Unicode-aware).
 const TOKEN = /[\p{L}\p{N}_]+/gu;
@@ -27,10 +38,62 @@ export const defaultTokenizeOptions: Readonly<TokenizeOptions> = Object.freeze({
   minLength: 1,
 });
 
+const SCAN_PIECE = 1 << 16;
+// Reused span buffer of the fast path; grown on demand, never shrunk.
+let spanBuffer = new Int32Array(0);
+
 /** Split `text` into lower-cased terms; see the file comment for the rules. */
 export function tokenize(text: string, options: Partial<TokenizeOptions> = {}): string[] {
   const { splitIdentifiers, minLength } = { ...defaultTokenizeOptions, ...options };
+  if (splitIdentifiers && minLength <= 1 && isFastTokenizable(text)) {
+    const out: string[] = [];
+    // In pieces cut between tokens, so a whole book needs no buffer four times its length.
+    for (let from = 0; from < text.length;) {
+      const to = tokenBoundaryFrom(text, Math.min(from + SCAN_PIECE, text.length));
+      if (spanBuffer.length < spanCapacity(to - from)) {
+        spanBuffer = new Int32Array(spanCapacity(to - from));
+      }
+      const count = fastTokenSpans(text, spanBuffer, from, to);
+      for (let k = 0; k < count; k++) {
+        out.push(text.slice(spanBuffer[2 * k], spanBuffer[2 * k + 1]).toLowerCase());
+      }
+      from = to;
+    }
+    return out;
+  }
+  return tokenizeByRules(text, options);
+}
+
+/**
+ * `tokenize` without the fast scanner: the regex rules and ICU segmentation of the file comment.
+ * Exported so a property test can hold the fast scanner to it.
+ */
+export function tokenizeByRules(text: string, options: Partial<TokenizeOptions> = {}): string[] {
+  const { splitIdentifiers, minLength } = { ...defaultTokenizeOptions, ...options };
   const out: string[] = [];
+  if (!hasDenseScript(text)) {
+    tokenizeRuns(text, splitIdentifiers, minLength, out);
+    return out;
+  }
+  for (const s of wordSegments(text)) {
+    if (!s.wordLike) continue;
+    if (hasDenseScript(text, s.start, s.end)) {
+      const word = text.slice(s.start, s.end).toLowerCase();
+      if (word.length >= minLength) out.push(word);
+    } else {
+      tokenizeRuns(text.slice(s.start, s.end), splitIdentifiers, minLength, out);
+    }
+  }
+  return out;
+}
+
+/** The rules for space-separated scripts (file comment), appending to `out`. */
+function tokenizeRuns(
+  text: string,
+  splitIdentifiers: boolean,
+  minLength: number,
+  out: string[],
+): void {
   for (const match of text.matchAll(TOKEN)) {
     const raw = match[0];
     const whole = raw.toLowerCase();
@@ -54,5 +117,4 @@ export function tokenize(text: string, options: Partial<TokenizeOptions> = {}): 
       if (part.length >= minLength) out.push(part);
     }
   }
-  return out;
 }

@@ -32,6 +32,7 @@ describe('decodeText', () => {
     expect(decodeText(encodeWindows1252(SAMPLE))).toEqual({
       text: SAMPLE,
       encoding: 'windows-1252',
+      guessed: true,
     });
   });
 

@@ -1,12 +1,25 @@
 /**
  * @file Bytes to text: encoding detection, binary detection, line-ending normalisation.
  *
- * Encoding, in order: a byte-order mark (UTF-8, UTF-16 LE, UTF-16 BE) wins; else the bytes are
- * tried as UTF-8 with `fatal: true` (valid UTF-8 is almost never an accident); else a charset the
- * file declares (HTML `<meta charset>`, XML `encoding=`) if TextDecoder knows it; else
- * Windows-1252, the usual encoding of older Western text files (it is also what browsers use for
- * "latin1" and "iso-8859-1", and it decodes any byte sequence).
+ * Encoding, in order: an encoding the user chose wins; else a byte-order mark (UTF-8, UTF-16 LE,
+ * UTF-16 BE); else UTF-16 without a BOM when its commonest characters show (below; before UTF-8
+ * because ASCII in UTF-16 is valid UTF-8 full of NULs); else the bytes are tried as UTF-8 with
+ * `fatal: true` (valid UTF-8 is almost never an accident); else a charset the file declares (HTML `<meta charset>`, XML `encoding=`) if TextDecoder knows
+ * it; else the legacy encoding the `chardet` detector names (Shift_JIS, EUC-JP, GB18030/GBK,
+ * Big5, EUC-KR, KOI8-R, Windows-125x, ISO-8859-x); else Windows-1252, the usual encoding of
+ * older Western text files (it is also what browsers use for "latin1" and "iso-8859-1", and it
+ * decodes any byte sequence).
+ *
+ * Why chardet: it is the maintained JavaScript port of ICU's CharsetDetector (n-gram and
+ * multi-byte grammar recognisers per encoding), pure JS with no Node APIs on the detection path,
+ * so it runs in the index worker; jschardet (a port of Mozilla's older detector) covers the same
+ * encodings with a larger bundle. chardet does not recognise UTF-16 without a BOM, so that case is
+ * the structural check `detectUtf16WithoutBom`: text in UTF-16 is full of line feeds, spaces,
+ * commas and full stops (or 、。 in CJK) at even offsets in one byte order and hardly any in the
+ * other; single-byte text cannot hold them at all (they need a zero byte or a control byte), and
+ * binary data fails to decode (lone surrogates) or holds NUL code units.
  */
+import { analyse } from 'chardet';
 
 /** How many leading bytes the binary check reads. */
 export const BINARY_SNIFF_BYTES = 8192;
@@ -18,6 +31,90 @@ export interface DecodedText {
   text: string;
   /** WHATWG encoding name: 'utf-8', 'utf-16le', 'utf-16be', 'windows-1252', ... */
   encoding: string;
+  /**
+   * Set when the encoding is a guess from the bytes' statistics (UTF-16 without a BOM, the
+   * detector, the Windows-1252 fallback), which the reader should be shown and may change.
+   */
+  guessed?: true;
+}
+
+export { encodingLabel, READABLE_ENCODINGS } from './encodings';
+
+/** How many leading bytes the detectors read (enough for a stable guess, bounded time). */
+export const DETECT_SNIFF_BYTES = 65536;
+
+/**
+ * Code units that nearly every text holds and that a text in the other byte order (or any
+ * single-byte text, which has no zero bytes) almost never shows at an even offset: line feed,
+ * carriage return, space, comma, full stop, and the CJK comma and full stops 、。，.
+ */
+const UTF16_MARKERS = new Set([0x000a, 0x000d, 0x0020, 0x002c, 0x002e, 0x3001, 0x3002, 0xff0c]);
+/** Markers the sniffed start must hold, as a share of its code units, to call it UTF-16. */
+const UTF16_MIN_MARKER_SHARE = 0.01;
+/** How many times more markers one byte order must show than the other. */
+const UTF16_ORDER_MARGIN = 4;
+
+/**
+ * UTF-16 without a byte-order mark, by its commonest characters (see the file comment): null
+ * when the start of the file does not look like UTF-16 or does not decode as it.
+ */
+export function detectUtf16WithoutBom(bytes: Uint8Array): 'utf-16le' | 'utf-16be' | null {
+  const n = Math.min(bytes.length, BINARY_SNIFF_BYTES) & ~1;
+  if (n < 2) return null;
+  let le = 0;
+  let be = 0;
+  for (let i = 0; i < n; i += 2) {
+    // A code unit 0x0000 is no text.
+    if (bytes[i] === 0 && bytes[i + 1] === 0) return null;
+    if (UTF16_MARKERS.has(bytes[i] | (bytes[i + 1] << 8))) le++;
+    if (UTF16_MARKERS.has((bytes[i] << 8) | bytes[i + 1])) be++;
+  }
+  const units = n / 2;
+  let guess: 'utf-16le' | 'utf-16be';
+  if (le >= UTF16_MIN_MARKER_SHARE * units && le >= UTF16_ORDER_MARGIN * be) guess = 'utf-16le';
+  else if (be >= UTF16_MIN_MARKER_SHARE * units && be >= UTF16_ORDER_MARGIN * le) {
+    guess = 'utf-16be';
+  } else return null;
+  try {
+    // Lone surrogates mean it is not UTF-16. The sniffed window may cut a surrogate pair at its
+    // end, so its last unit is left out.
+    new TextDecoder(guess, { fatal: true }).decode(bytes.subarray(0, n >= 4 ? n - 2 : n));
+  } catch {
+    return null;
+  }
+  return guess;
+}
+
+/** chardet's names to the WHATWG encodings TextDecoder takes, where they differ. */
+const CHARDET_TO_WHATWG: Readonly<Record<string, string>> = {
+  'ISO-8859-1': 'windows-1252',
+  GB18030: 'gb18030',
+  Shift_JIS: 'shift_jis',
+  'EUC-JP': 'euc-jp',
+  'EUC-KR': 'euc-kr',
+  Big5: 'big5',
+  'KOI8-R': 'koi8-r',
+  'ISO-2022-JP': 'iso-2022-jp',
+};
+
+/**
+ * The legacy encoding chardet finds most likely for bytes that are not UTF-8, as a WHATWG name
+ * TextDecoder knows, or null. Unicode answers are ignored: the caller has ruled those out.
+ */
+export function detectLegacyEncoding(bytes: Uint8Array): string | null {
+  const sample = bytes.subarray(0, DETECT_SNIFF_BYTES);
+  for (const match of analyse(sample)) {
+    if (/^UTF-/i.test(match.name)) continue;
+    const label = knownLabel(CHARDET_TO_WHATWG[match.name] ?? match.name.toLowerCase());
+    if (label && label !== 'replacement' && label !== 'x-user-defined') return label;
+  }
+  return null;
+}
+
+/** Decode with a WHATWG encoding, Windows-1252 the same in every environment. */
+export function decodeAs(bytes: Uint8Array, encoding: string): string {
+  if (encoding === 'windows-1252') return decodeWindows1252(bytes);
+  return new TextDecoder(encoding).decode(bytes);
 }
 
 /**
@@ -85,9 +182,12 @@ function isStrayControl(code: number): boolean {
  */
 export function looksBinary(bytes: Uint8Array): boolean {
   const bom = detectBom(bytes);
-  if (bom === 'utf-16le' || bom === 'utf-16be') {
-    const sample = bytes.subarray(2, 2 + (BINARY_SNIFF_BYTES & ~1));
-    const chars = new TextDecoder(bom).decode(sample);
+  const utf16 =
+    bom === 'utf-16le' || bom === 'utf-16be' ? bom : bom ? null : detectUtf16WithoutBom(bytes);
+  if (utf16) {
+    const skip = bom ? 2 : 0;
+    const sample = bytes.subarray(skip, skip + (BINARY_SNIFF_BYTES & ~1));
+    const chars = new TextDecoder(utf16).decode(sample);
     let stray = 0;
     for (let i = 0; i < chars.length; i++) {
       const code = chars.charCodeAt(i);
@@ -148,24 +248,40 @@ function knownLabel(label: string | undefined): string | null {
 
 /**
  * Decode a text file (see the file comment for the order of guesses). `declared` is a charset the
- * file names for itself, used only when the bytes are not UTF-8.
+ * file names for itself, used only when the bytes are not UTF-8; `chosen` an encoding the reader
+ * picked (a WHATWG label), which wins over everything.
  */
-export function decodeText(bytes: Uint8Array, declared?: string): DecodedText {
+export function decodeText(bytes: Uint8Array, declared?: string, chosen?: string): DecodedText {
+  const picked = knownLabel(chosen);
+  if (chosen && !picked) {
+    throw new Error(`“${chosen}” is not an encoding this browser can read.`);
+  }
+  if (picked) {
+    // The reader's choice; a BOM of that very encoding is still dropped by TextDecoder.
+    return { text: decodeAs(bytes, picked), encoding: picked };
+  }
   const bom = detectBom(bytes);
   if (bom) {
     // TextDecoder removes the BOM itself. A broken sequence after a BOM becomes U+FFFD.
     return { text: new TextDecoder(bom).decode(bytes), encoding: bom };
   }
+  // Before UTF-8: ASCII text in UTF-16 is valid UTF-8 too (full of NULs).
+  const utf16 = detectUtf16WithoutBom(bytes);
+  if (utf16) return { text: new TextDecoder(utf16).decode(bytes), encoding: utf16, guessed: true };
   try {
     return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), encoding: 'utf-8' };
   } catch {
-    // Not UTF-8: fall through to a declared single-byte encoding, then Windows-1252.
+    // Not UTF-8: UTF-16 without a BOM, a declared encoding, the detector, then Windows-1252.
   }
   const label = knownLabel(declared);
   if (label && !NOT_A_FALLBACK.has(label)) {
     return { text: new TextDecoder(label).decode(bytes), encoding: label };
   }
-  return { text: decodeWindows1252(bytes), encoding: 'windows-1252' };
+  const detected = detectLegacyEncoding(bytes);
+  if (detected && !NOT_A_FALLBACK.has(detected)) {
+    return { text: new TextDecoder(detected).decode(bytes), encoding: detected, guessed: true };
+  }
+  return { text: decodeWindows1252(bytes), encoding: 'windows-1252', guessed: true };
 }
 
 /** CRLF and lone CR become LF. */

@@ -76,6 +76,8 @@ export interface IngestOptions {
   maxBytes?: number;
   /** pdf.js for this environment; required to read PDFs (index.ts defaults it to the browser). */
   pdfjs?: PdfjsLoader;
+  /** The encoding the reader chose for text files (a WHATWG label), over any detection. */
+  encoding?: string;
 }
 
 function extensionOf(name: string): string {
@@ -130,25 +132,33 @@ interface Read {
   text: string;
   sections: Section[];
   encoding?: string;
+  encodingGuessed?: boolean;
 }
 
-function readTextFormat(name: string, format: 'txt' | 'md' | 'html', bytes: Uint8Array): Read {
-  if (looksBinary(bytes)) binary(name, bytes);
-  const decoded: DecodedText = decodeText(bytes, format === 'html' ? declaredCharset(bytes) : '');
+function readTextFormat(
+  name: string,
+  format: 'txt' | 'md' | 'html',
+  bytes: Uint8Array,
+  chosen: string | undefined,
+): Read {
+  if (!chosen && looksBinary(bytes)) binary(name, bytes);
+  let decoded: DecodedText;
+  try {
+    decoded = decodeText(bytes, format === 'html' ? declaredCharset(bytes) : '', chosen);
+  } catch (error) {
+    fail(name, 'decode', `${quoted(name)} could not be read as chosen: ${errorText(error)}`);
+  }
   const source = normalizeNewlines(decoded.text);
   if (isBlank(source)) emptyText(name, 'contains only white space, no text');
-  if (format === 'txt') {
-    return { text: source, sections: plainTextSections(source), encoding: decoded.encoding };
-  }
-  if (format === 'md') {
-    return { text: source, sections: markdownSections(source), encoding: decoded.encoding };
-  }
+  const encoding = { encoding: decoded.encoding, encodingGuessed: decoded.guessed === true };
+  if (format === 'txt') return { text: source, sections: plainTextSections(source), ...encoding };
+  if (format === 'md') return { text: source, sections: markdownSections(source), ...encoding };
   const { text, headings } = htmlToText(source);
   if (isBlank(text)) emptyText(name, 'has no visible text (only markup, scripts or styles)');
   const marks = headings
     .filter((h) => h.level <= MAX_HTML_HEADING_LEVEL)
     .map((h) => ({ level: h.level, title: h.title, start: h.start, kind: 'heading' as const }));
-  return { text, sections: outlineSections(marks, text), encoding: decoded.encoding };
+  return { text, sections: outlineSections(marks, text), ...encoding };
 }
 
 interface FileContext {
@@ -158,6 +168,7 @@ interface FileContext {
   checkpoint: () => Promise<void>;
   onPage: (done: number, total: number) => void;
   onBytes: (done: number, total: number) => void;
+  encoding: string | undefined;
 }
 
 /** Read one file into a document, or throw an IngestFailure (or an AbortError). */
@@ -210,7 +221,7 @@ async function ingestOne(file: IngestInput, ctx: FileContext): Promise<IngestedD
       onPage: ctx.onPage,
     });
   } else {
-    read = readTextFormat(name, format, bytes);
+    read = readTextFormat(name, format, bytes, ctx.encoding);
   }
   await ctx.checkpoint();
 
@@ -224,6 +235,7 @@ async function ingestOne(file: IngestInput, ctx: FileContext): Promise<IngestedD
     sha256,
   };
   if (read.encoding) doc.encoding = read.encoding;
+  if (read.encodingGuessed) doc.encodingGuessed = true;
   return doc;
 }
 
@@ -267,6 +279,7 @@ export async function ingestFiles(
           signal,
           maxBytes: options.maxBytes ?? MAX_FILE_BYTES,
           pdfjs: options.pdfjs,
+          encoding: options.encoding,
           checkpoint,
           onPage: (pagesDone, pagesTotal) =>
             onProgress?.({

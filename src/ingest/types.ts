@@ -35,6 +35,8 @@ export interface IngestedDocument {
   bytes: number;
   /** How the bytes were decoded (text formats only): 'utf-8', 'utf-16le', 'utf-16be', 'windows-1252'. */
   encoding?: string;
+  /** The encoding was guessed from the bytes (detector, UTF-16 pattern, fallback). */
+  encodingGuessed?: boolean;
   /** SHA-256 of the file's bytes, lower-case hex: the same file dropped twice has the same hash. */
   sha256: string;
 }

@@ -13,7 +13,16 @@ export {
   type NewDocument,
   type NewQuestion,
   type StoredVectors,
+  type LibraryRecords,
 } from './library';
+export {
+  packLibrary,
+  unpackLibrary,
+  LibraryFileError,
+  LIBRARY_FILE_EXTENSION,
+  LIBRARY_FILE_VERSION,
+  type LibraryManifest,
+} from './carry';
 export type { OpenLibraryOptions } from './db';
 export {
   StoreError,

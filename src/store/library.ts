@@ -64,6 +64,11 @@ import {
   type LibraryDb,
   type LibraryStoreName,
   type QuestionRecord,
+  type FragmentsRecord,
+  type RelationRecord,
+  type SettingRecord,
+  type SourceRecord,
+  type VectorsRecord,
 } from './schema';
 import { estimateStorage } from './storage';
 
@@ -120,6 +125,16 @@ export interface NewQuestion {
   date?: number;
   /** Default: a random UUID. */
   id?: string;
+}
+
+/** A library's stored records as they are in IndexedDB: what an export file carries. */
+export interface LibraryRecords {
+  documents: DocumentRecord[];
+  sources: SourceRecord[];
+  fragments: FragmentsRecord[];
+  vectors: VectorsRecord[];
+  relations: RelationRecord[];
+  settings: SettingRecord[];
 }
 
 /** The stores one document's index spans. */
@@ -378,6 +393,132 @@ export class Library {
         requests.add(tx.objectStore('relations').delete(documentKeyRange(id)));
         await requests.all();
         return (await existed) !== undefined;
+      });
+    });
+  }
+
+  /**
+   * Every stored record of the given documents (all when `docIds` is absent), as they are in
+   * IndexedDB, with the settings when the whole library is asked for: what an export file
+   * carries (carry.ts). One read transaction, so the records agree with each other.
+   */
+  exportRecords(docIds?: readonly string[]): Promise<LibraryRecords> {
+    return this.guard(async () => {
+      const tx = this.db.transaction([...DOCUMENT_STORES, 'settings'], 'readonly');
+      const all = await tx.objectStore('documents').getAll();
+      const documents = docIds ? all.filter((d) => docIds.includes(d.id)) : all;
+      const missing = (docIds ?? []).filter((id) => !documents.some((d) => d.id === id));
+      if (missing.length) throw new Error(`FragRel store: no document "${missing[0]}" to export.`);
+      const out: LibraryRecords = {
+        documents,
+        sources: [],
+        fragments: [],
+        vectors: [],
+        relations: [],
+        settings: docIds ? [] : await tx.objectStore('settings').getAll(),
+      };
+      for (const doc of documents) {
+        const [source, fragments, vectors, relations] = await Promise.all([
+          tx.objectStore('sources').get(doc.id),
+          tx.objectStore('fragments').get(doc.id),
+          tx.objectStore('vectors').getAll(documentKeyRange(doc.id)),
+          tx.objectStore('relations').getAll(documentKeyRange(doc.id)),
+        ]);
+        if (source) out.sources.push(source);
+        if (fragments) out.fragments.push(fragments);
+        out.vectors.push(...vectors);
+        out.relations.push(...relations);
+      }
+      await tx.done;
+      return out;
+    });
+  }
+
+  /**
+   * Store the records of an export file, all or nothing, in one transaction. A document already
+   * in the library (same id, or same file: name and hash) is left as it is and reported; settings
+   * are replaced only when the file carries them. Nothing is recomputed.
+   */
+  importRecords(records: LibraryRecords): Promise<{ added: string[]; skipped: string[] }> {
+    const neededBytes =
+      records.sources.reduce((n, r) => n + textBytes(r.text), 0) +
+      records.fragments.reduce((n, r) => n + fragmentsBytes(r), 0) +
+      records.vectors.reduce((n, r) => n + vectorsBytes(r), 0) +
+      records.relations.reduce((n, r) => n + relationBytes(r), 0);
+    return this.guard(
+      () => {
+        const tx = this.db.transaction([...DOCUMENT_STORES, 'settings'], 'readwrite');
+        return commit(tx, async () => {
+          const existing = await tx.objectStore('documents').getAll();
+          const added: string[] = [];
+          const skipped: string[] = [];
+          for (const doc of records.documents) {
+            const there = existing.some(
+              (d) => d.id === doc.id || (d.sha256 === doc.sha256 && d.name === doc.name),
+            );
+            (there ? skipped : added).push(doc.id);
+          }
+          const keep = new Set(added);
+          const puts: Promise<unknown>[] = [];
+          for (const r of records.documents)
+            if (keep.has(r.id)) puts.push(tx.objectStore('documents').put(r));
+          for (const r of records.sources)
+            if (keep.has(r.docId)) puts.push(tx.objectStore('sources').put(r));
+          for (const r of records.fragments)
+            if (keep.has(r.docId)) puts.push(tx.objectStore('fragments').put(r));
+          for (const r of records.vectors)
+            if (keep.has(r.docId)) puts.push(tx.objectStore('vectors').put(r));
+          for (const r of records.relations)
+            if (keep.has(r.docId)) puts.push(tx.objectStore('relations').put(r));
+          for (const r of records.settings) puts.push(tx.objectStore('settings').put(r));
+          await Promise.all(puts);
+          return { added, skipped };
+        });
+      },
+      { what: 'the imported library', neededBytes },
+    );
+  }
+
+  /**
+   * Find and delete records that no document references: sources, fragments, vectors and
+   * relations whose document is gone (issue 15: a browser killed while saving left storage that
+   * nothing referenced). Every write here is one transaction, so this finds what older versions,
+   * other tools or a broken disk left; it is run at startup and its count shown. One transaction.
+   */
+  reclaimUnreferenced(): Promise<{ records: number; bytes: number }> {
+    return this.guard(() => {
+      const tx = this.db.transaction(DOCUMENT_STORES, 'readwrite');
+      return commit(tx, async () => {
+        const docs = new Set(await tx.objectStore('documents').getAllKeys());
+        let records = 0;
+        let bytes = 0;
+        for (const key of await tx.objectStore('sources').getAllKeys()) {
+          if (docs.has(key)) continue;
+          const record = await tx.objectStore('sources').get(key);
+          bytes += record ? textBytes(record.text) : 0;
+          await tx.objectStore('sources').delete(key);
+          records++;
+        }
+        for (const key of await tx.objectStore('fragments').getAllKeys()) {
+          if (docs.has(key)) continue;
+          const record = await tx.objectStore('fragments').get(key);
+          bytes += record ? fragmentsBytes(record) : 0;
+          await tx.objectStore('fragments').delete(key);
+          records++;
+        }
+        for (const key of await tx.objectStore('vectors').getAllKeys()) {
+          if (docs.has(key[0])) continue;
+          bytes += vectorsBytes(await tx.objectStore('vectors').get(key));
+          await tx.objectStore('vectors').delete(key);
+          records++;
+        }
+        for (const key of await tx.objectStore('relations').getAllKeys()) {
+          if (docs.has(key[0])) continue;
+          bytes += relationBytes(await tx.objectStore('relations').get(key));
+          await tx.objectStore('relations').delete(key);
+          records++;
+        }
+        return { records, bytes };
       });
     });
   }

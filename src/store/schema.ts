@@ -67,6 +67,8 @@ export interface DocumentRecord {
   sha256: string;
   /** How text bytes were decoded ('utf-8', 'windows-1252', ...), when ingest says. */
   encoding?: string;
+  /** The encoding was guessed from the bytes, so the reader is shown it and may re-read. */
+  encodingGuessed?: boolean;
   /** When the document was added, ms since the epoch. */
   addedAt: number;
   status: DocumentStatus;

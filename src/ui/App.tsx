@@ -26,6 +26,16 @@ import {
   embedderSpec,
   type IndexSettings,
 } from './library-service';
+import { CarryPanel } from './carry/CarryPanel';
+import { ExportDocument } from './carry/ExportDocument';
+import { EncodingChoice } from './scripts/EncodingChoice';
+import { ImportJournal } from './storage/import-journal';
+import { InterruptedImports } from './storage/InterruptedImports';
+import { StoragePanel } from './storage/StoragePanel';
+import { UpdateNotice } from './offline/UpdateNotice';
+import { embedderFallback } from './storage/embedder-fallback';
+import { announcingWrites, libraryChanges, useTabSync } from './sync/tab-sync';
+import { ScoringNotice } from './scripts/ScoringNotice';
 
 /** The paper's book settings: dense retrieval, context relation, w_rel 0.3, alpha 0.5. */
 export const defaultRetrievalSettings: Readonly<RetrievalSettings> =
@@ -69,9 +79,11 @@ function useServices(onNotice: (kind: Notice['kind'], text: string) => void): Bo
     let library: Library | null = null;
     const report = (e: { message: string }) => onNotice('error', e.message);
     openLibrary(undefined, { onBlocked: report, onVersionChange: report, onTerminated: report })
-      .then(async (lib) => {
-        library = lib;
-        if (closed) return lib.close();
+      .then(async (opened) => {
+        library = opened;
+        if (closed) return opened.close();
+        // Every write tells the other tabs of this library what changed.
+        const lib = announcingWrites(opened);
         void requestPersistentStorage();
         const ping = await retrieval.call('ping', null);
         setBoot({
@@ -160,11 +172,39 @@ function Workspace({
   const queue = useRef<Promise<unknown>>(Promise.resolve());
   const queryAbort = useRef<AbortController | null>(null);
 
+  const journal = useMemo(() => new ImportJournal(), []);
+
   const refreshDocuments = useCallback(async () => {
     const docs = await service.list();
     setDocuments(docs);
     return docs;
   }, [service]);
+
+  // Another tab changed the library: read it again. A document removed there leaves this view
+  // (ticks, the shown result, the retrieval worker's cache) instead of failing the next question.
+  useTabSync('library', () => {
+    const before = documents ?? [];
+    void (async () => {
+      const { removed, added } = libraryChanges(before, await refreshDocuments());
+      setTicked(
+        (t) => new Set([...t].filter((id) => !removed.some((d) => d.id === id)).concat(added)),
+      );
+      if (removed.length === 0) return;
+      const gone = removed.map((d) => d.id);
+      await retrieval.call('forget', { docIds: gone });
+      setResult((r) => (r?.documents.some((d) => gone.includes(d.docId)) ? null : r));
+      notify('info', `Removed in another tab: ${removed.map((d) => `“${d.name}”`).join(', ')}.`);
+    })().catch((e: Error) => notify('error', e.message));
+  });
+  const reloadSettings = () =>
+    void library
+      .getSettings({ retrieval: defaultRetrievalSettings, index: defaultIndexSettings })
+      .then((stored) => {
+        setRetrievalSettings({ ...defaultRetrievalSettings, ...stored.retrieval });
+        setIndexSettings({ ...defaultIndexSettings, ...stored.index });
+      })
+      .catch((e: Error) => notify('error', e.message));
+  useTabSync('settings', reloadSettings);
 
   // Reopening shows the library at once, with the settings it was left with; nothing is recomputed.
   useEffect(() => {
@@ -256,26 +296,46 @@ function Workspace({
           continue;
         }
         void runJob(file.name, 'add', async (signal, job) => {
-          const doc = await service.addFile(file, indexSettings, {
-            signal,
-            onProgress: progressOf(job),
-          });
-          await refreshDocuments();
-          setTicked((t) => new Set([...t, doc.id]));
+          // Journalled, so a closed tab or a crash is reported on the next visit.
+          const entry = journal.begin(file.name, file.size);
+          try {
+            const doc = await service.addFile(file, indexSettings, {
+              signal,
+              onProgress: progressOf(job),
+            });
+            await refreshDocuments();
+            setTicked((t) => new Set([...t, doc.id]));
+          } finally {
+            entry.end();
+          }
         });
       }
     },
-    [runJob, service, indexSettings, refreshDocuments, addRepository],
+    [runJob, service, indexSettings, refreshDocuments, addRepository, journal],
   );
 
   const onIndexSettings = useCallback(
     (next: IndexSettings) => {
+      const previous = indexSettings;
       setIndexSettings(next);
       void library.setSetting('index', next).catch((e: Error) => notify('error', e.message));
+      // A new embedder that cannot be loaded (a failed download) takes the selection back to the
+      // last one that worked, instead of leaving every question to fail.
+      const fallback = embedderFallback(previous, next);
       // Recompute exactly what the change invalidates, document by document.
       for (const doc of documents ?? []) {
         void runJob(doc.name, 'refresh', async (signal, job) => {
-          const changed = await service.refresh(doc, next, { signal, onProgress: progressOf(job) });
+          if (fallback.failed) return;
+          let changed: boolean;
+          try {
+            changed = await service.refresh(doc, next, { signal, onProgress: progressOf(job) });
+          } catch (e) {
+            const back = fallback.onError(e);
+            if (!back) throw e;
+            setIndexSettings(back.settings);
+            void library.setSetting('index', back.settings);
+            throw new Error(back.message);
+          }
           if (changed) {
             await retrieval.call('forget', { docIds: [doc.id] });
             await refreshDocuments();
@@ -283,7 +343,23 @@ function Workspace({
         });
       }
     },
-    [documents, library, notify, refreshDocuments, retrieval, runJob, service],
+    [documents, indexSettings, library, notify, refreshDocuments, retrieval, runJob, service],
+  );
+
+  // A document read in a guessed encoding, read again in the one the reader chose.
+  const onReread = useCallback(
+    (doc: DocumentRecord, encoding: string) =>
+      void runJob(doc.name, 'add', async (signal, job) => {
+        const next = await service.reread(doc, encoding, indexSettings, {
+          signal,
+          onProgress: progressOf(job),
+        });
+        await retrieval.call('forget', { docIds: [doc.id] });
+        setTicked((t) => new Set([...t].filter((id) => id !== doc.id).concat(next.id)));
+        if (result?.documents.some((d) => d.docId === doc.id)) setResult(null);
+        await refreshDocuments();
+      }),
+    [runJob, service, indexSettings, retrieval, result, refreshDocuments],
   );
 
   const onDelete = useCallback(
@@ -404,8 +480,28 @@ function Workspace({
               })
             }
             onDelete={onDelete}
+            extra={(doc) => (
+              <>
+                <EncodingChoice
+                  doc={doc}
+                  canReread={service.canReread(doc.id)}
+                  onReread={(encoding) => onReread(doc, encoding)}
+                />
+                <ExportDocument library={library} doc={doc} notify={notify} />
+              </>
+            )}
           />
         )}
+        <CarryPanel
+          library={library}
+          notify={notify}
+          onImported={(added, settings) => {
+            void refreshDocuments().then(() => setTicked((t) => new Set([...t, ...added])));
+            if (settings) reloadSettings();
+          }}
+        />
+        <StoragePanel library={library} documents={documents} />
+        <UpdateNotice />
         <p className="stats" data-testid="session-stats" data-embedded={embedded}>
           This session: {embedded.toLocaleString()} fragments embedded.
         </p>
@@ -436,6 +532,7 @@ function Workspace({
             </div>
           ))}
         </div>
+        <InterruptedImports journal={journal} documents={documents} onFiles={onFiles} />
         <ChatView
           active={view === 'chat'}
           library={library}
@@ -498,6 +595,7 @@ function Workspace({
                   {result.timings.independentMs.toFixed(0)} ms, ranked in{' '}
                   <span data-testid="rerank-ms">{result.timings.rerankMs.toFixed(1)}</span> ms
                 </p>
+                <ScoringNotice result={result} />
                 {result.documents.map((d) => (
                   <DocumentStrip
                     key={d.docId}

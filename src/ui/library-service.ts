@@ -105,6 +105,11 @@ export interface SessionStats {
 
 export class LibraryService {
   readonly stats: SessionStats = { embeddedFragments: 0 };
+  /**
+   * The files added in this session, by document id, so a document whose encoding was guessed can
+   * be read again in another one. The store keeps the text, not the original bytes.
+   */
+  private readonly files = new Map<string, File>();
 
   constructor(
     private readonly library: Library,
@@ -117,14 +122,19 @@ export class LibraryService {
    * Read, index and store one file. Resolves with the stored document; rejects with an
    * AbortError when cancelled (nothing stored) or an Error whose message a person can act on.
    */
-  async addFile(file: File, settings: IndexSettings, job: JobCallbacks): Promise<DocumentRecord> {
+  async addFile(
+    file: File,
+    settings: IndexSettings,
+    job: JobCallbacks,
+    options: { encoding?: string; replaces?: string } = {},
+  ): Promise<DocumentRecord> {
     const docId = crypto.randomUUID();
     const spec = embedderSpec(settings, this.baseUrl);
     const r = await this.indexer.call(
       'index',
       {
         docId,
-        source: { file },
+        source: options.encoding ? { file, encoding: options.encoding } : { file },
         wordsPerFragment: settings.wordsPerFragment,
         semanticK: settings.semanticK,
         embedder: spec,
@@ -133,7 +143,7 @@ export class LibraryService {
     );
     const doc = r.document!;
     const existing = (await this.library.listDocuments()).find(
-      (d) => d.sha256 === doc.sha256 && d.name === doc.name,
+      (d) => d.sha256 === doc.sha256 && d.name === doc.name && d.id !== options.replaces,
     );
     if (existing) {
       throw new Error(`“${doc.name}” is already in the library; it was not added twice.`);
@@ -149,6 +159,7 @@ export class LibraryService {
         bytes: doc.bytes,
         sha256: doc.sha256,
         encoding: doc.encoding,
+        ...(doc.encodingGuessed ? { encodingGuessed: true } : {}),
         addedAt: Date.now(),
         status: 'indexed',
         fragmentOptions: fragmentOptionsOf(settings),
@@ -159,7 +170,37 @@ export class LibraryService {
       ...indexedParts(r, settings),
     });
     job.onProgress({ stage: 'save', done: 1, total: 1 });
+    this.files.set(saved.id, file);
+    // A re-read replaces the old record only once the new one is stored.
+    if (options.replaces) {
+      await this.library.deleteDocument(options.replaces);
+      this.files.delete(options.replaces);
+    }
     return saved;
+  }
+
+  /** Whether `reread` can read this document's file again (it was added in this session). */
+  canReread(docId: string): boolean {
+    return this.files.has(docId);
+  }
+
+  /**
+   * Read a document's file again in the encoding the reader chose, index it, and replace the old
+   * record with it (the old one stays if anything fails). Resolves with the new record.
+   */
+  async reread(
+    doc: DocumentRecord,
+    encoding: string,
+    settings: IndexSettings,
+    job: JobCallbacks,
+  ): Promise<DocumentRecord> {
+    const file = this.files.get(doc.id);
+    if (!file) {
+      throw new Error(
+        `“${doc.name}” was added before this page was opened; drop the file again to read it in another encoding.`,
+      );
+    }
+    return this.addFile(file, settings, job, { encoding, replaces: doc.id });
   }
 
   /**

@@ -57,7 +57,12 @@ import { AbortError, buffersOf, type Progress } from './protocol';
 export interface IndexDependencies {
   ingest: (
     files: File[],
-    options: { signal?: AbortSignal; onProgress?: (p: IngestProgress) => void },
+    options: {
+      signal?: AbortSignal;
+      onProgress?: (p: IngestProgress) => void;
+      /** The reader's choice of encoding for a text file. */
+      encoding?: string;
+    },
   ) => Promise<IngestResult>;
   loadEmbedder: (
     spec: EmbedderSpec,
@@ -69,7 +74,8 @@ export interface IndexDependencies {
 
 /** Where the text comes from: a dropped file (read here, off the UI thread) or stored text. */
 export type IndexSource =
-  { file: File } | { text: string; sections: { title: string; start: number; end: number }[] };
+  | { file: File; encoding?: string }
+  | { text: string; sections: { title: string; start: number; end: number }[] };
 
 export interface IndexRequest {
   docId: string;
@@ -223,6 +229,7 @@ async function read(deps: IndexDependencies, source: IndexSource, ctx: HandlerCo
     return { text: source.text, sections: source.sections, document: undefined };
   const { documents, errors } = await deps.ingest([source.file], {
     signal: ctx.signal,
+    encoding: source.encoding,
     // Pages of a PDF, else bytes of a large file as they stream in, else files.
     onProgress: (p) => {
       const part = p.pages ?? p.bytes;

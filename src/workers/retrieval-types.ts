@@ -90,4 +90,8 @@ export interface RetrievalResult {
   excluded?: Uint32Array;
   settings: RetrievalSettings;
   timings: { independentMs: number; rerankMs: number };
+  /** The independent scorer used: `settings.scoring`, or BM25 when the embedder had no vectors. */
+  scoredBy?: ScoringMode;
+  /** Why `scoredBy` differs from `settings.scoring`, for the reader. */
+  scoringNotice?: string;
 }

@@ -24,6 +24,7 @@ import {
   type Run,
   type RunDocumentIndex,
 } from '../core/run';
+import { chooseScoring, zeroRowShare, type ScoringChoice } from '../core/script/fallback';
 import { STOP_WORDS } from '../core/stopwords';
 import { tokenize } from '../core/tokenize';
 import { CodeParser } from '../models/code-syntax';
@@ -86,7 +87,7 @@ export interface RetrievalApi {
 let library: Promise<Library> | null = null;
 const docs = new Map<string, Promise<RunDocumentIndex>>();
 let lastRun: { key: string; run: Run } | null = null;
-let lastScores: { key: string; independent: Float64Array } | null = null;
+let lastScores: { key: string; independent: Float64Array; choice: ScoringChoice } | null = null;
 
 function openStore(): Promise<Library> {
   library ??= openLibrary();
@@ -163,12 +164,20 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
       const embedder = await loadEmbedder(req.embedder, { signal: ctx.signal });
       vector = await embedder.embed([req.question], { kind: 'query', signal: ctx.signal });
     }
+    // An embedder without vectors for the text's language scores nothing: BM25 instead, said.
+    const choice = chooseScoring(
+      settings.scoring,
+      'modelId' in req.embedder ? req.embedder.modelId : 'GloVe word vectors (static)',
+      run.vectors ? zeroRowShare(run.vectors.data, run.vectors.dim) : 0,
+      vector,
+    );
     lastScores = {
       key: scoreKey,
-      independent: runIndependentScores(run, { tokens, vector }, settings.scoring),
+      independent: runIndependentScores(run, { tokens, vector }, choice.scoring),
+      choice,
     };
   }
-  const independent = lastScores.independent;
+  const { independent, choice } = lastScores;
 
   const t1 = performance.now();
   const cursor = req.cursor;
@@ -214,7 +223,9 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
     budget: ranked.selection.budget,
     settings,
     timings: { independentMs: t1 - t0, rerankMs: t2 - t1 },
+    scoredBy: choice.scoring,
   };
+  if (choice.notice) result.scoringNotice = choice.notice;
   if (req.maxSelected !== undefined) result.maxSelected = req.maxSelected;
   if (cursor) result.excluded = Uint32Array.from(excluded);
   ctx.transfer(

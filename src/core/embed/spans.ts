@@ -9,9 +9,11 @@
  *
  * The twin covers every text whose code units are below U+3000 and lower-case one to one; a
  * text with anything else (surrogate pairs, CJK, "İ" whose lower case is two units, Greek capital
- * sigma whose lower case depends on context) goes back to `tokenize`. A property test holds
+ * sigma whose lower case depends on context, Thai and other scripts without spaces, which
+ * `tokenize` segments with ICU) goes back to `tokenize`. A property test holds
  * `fastTokenSpans` equal to `tokenize` on every text `isFastTokenizable` accepts.
  */
+import { isDenseCode } from '../script/segment';
 
 const TABLE_SIZE = 0x3000;
 const WORD = 1;
@@ -46,7 +48,8 @@ function charTables(): CharTables {
     if (lowerCase.test(ch)) cls |= LOWER;
     if (digit.test(ch)) cls |= DIGIT;
     // Greek capital sigma lower-cases by context (final sigma), so only whole strings can do it.
-    const oneToOne = lowered.length === 1 && c !== 0x03a3;
+    // Scripts without spaces (Thai, ...) are segmented by ICU in `tokenize`, not by runs.
+    const oneToOne = lowered.length === 1 && c !== 0x03a3 && !isDenseCode(c);
     if (oneToOne) cls |= FAST;
     classes[c] = cls;
   }

@@ -16,7 +16,13 @@ import { fitAndGenerate } from '../answer/generate';
 import { hostOf } from '../../llm/errors';
 import { ENGINE_LABELS, isApiEngine } from '../../llm/settings';
 import type { LlmError } from '../../llm/types';
-import { titleFromMessage, type ChatRecord, type DocumentRecord, type Library } from '../../store';
+import {
+  titleFromMessage,
+  type ChatRecord,
+  type ChatRoundRecord,
+  type DocumentRecord,
+  type Library,
+} from '../../store';
 import type { Caller } from '../../workers/client';
 import type { RetrievalApi } from '../../workers/retrieval.worker';
 import type { RetrievalSettings } from '../../workers/retrieval-types';
@@ -30,6 +36,7 @@ import { MessageList, type PendingRound } from './MessageList';
 import { prepareMemory, type MemoryRequest, type PlannerDeps } from './planner';
 import { useChats } from './useChats';
 import { staticVectorCache } from './vectors';
+import { downloadRound } from './export-round';
 import './chat.css';
 
 export interface ChatViewProps {
@@ -351,27 +358,44 @@ function ChatWorkspace({
 
     const stoppedWithText = !outcome.ok && outcome.error.code === 'aborted' && outcome.text.trim();
     if (!outcome.ok && !stoppedWithText) return fail(outcome.error, outcome.text);
-    try {
-      await chats.saveRound(
-        id,
-        {
-          user: message,
-          assistant: outcome.text,
-          at: Date.now(),
-          ...(outcome.ok ? {} : { stopped: true }),
-        },
-        { title: round === 0 ? titleFromMessage(message) : undefined },
-      );
-      setRun((r) => (r && r.id === runNo ? null : r));
-    } catch (e) {
-      fail(
-        {
-          code: 'engine',
-          message: `The reply arrived but could not be saved: ${(e as Error).message}`,
-        },
-        outcome.text,
-      );
-    }
+    const record: ChatRoundRecord = {
+      user: message,
+      assistant: outcome.text,
+      at: Date.now(),
+      ...(outcome.ok ? {} : { stopped: true }),
+    };
+    const options = { title: round === 0 ? titleFromMessage(message) : undefined };
+    // A reply that cannot be stored (a full disk) stays on screen with Retry and Export.
+    const save = async () => {
+      try {
+        await chats.saveRound(id, record, options);
+        setRun((r) => (r && r.id === runNo ? null : r));
+      } catch (e) {
+        update({
+          status: 'error',
+          text: outcome.text,
+          unsaved: true,
+          error: {
+            code: 'engine',
+            message: `The reply arrived but could not be saved: ${(e as Error).message}`,
+          },
+        });
+      }
+    };
+    unsaved.current = { runNo, save, record };
+    await save();
+  };
+
+  /** The round whose reply could not be stored: saved again, or downloaded as text. */
+  const unsaved = useRef<{
+    runNo: number;
+    save: () => Promise<void>;
+    record: ChatRoundRecord;
+  } | null>(null);
+  const retrySave = () => void unsaved.current?.save();
+  const exportUnsaved = () => {
+    const round = unsaved.current?.record;
+    if (round) downloadRound(chat?.title ?? 'chat', round);
   };
 
   const stop = () => abort.current?.abort();
@@ -465,6 +489,8 @@ function ChatWorkspace({
               pending={runHere}
               memoryRound={entry?.round ?? null}
               onMemory={(r) => chatId && setPinned((p) => ({ ...p, [chatId]: r }))}
+              onRetrySave={retrySave}
+              onExport={exportUnsaved}
             />
           )}
           <Composer

@@ -13,6 +13,8 @@ export interface PendingRound {
   text: string;
   status: PendingStatus;
   error: LlmError | null;
+  /** The reply arrived but could not be stored: it stays here until saved or exported. */
+  unsaved?: boolean;
 }
 
 const PENDING_TEXT: Record<PendingStatus, string> = {
@@ -27,12 +29,17 @@ export function MessageList({
   pending,
   memoryRound,
   onMemory,
+  onRetrySave,
+  onExport,
 }: {
   rounds: readonly ChatRoundRecord[];
   pending: PendingRound | null;
   /** The round the memory panel shows. */
   memoryRound: number | null;
   onMemory: (round: number) => void;
+  /** For a reply that could not be stored: save it again, or download it. */
+  onRetrySave?: () => void;
+  onExport?: () => void;
 }) {
   const end = useRef<HTMLLIElement>(null);
   const count = rounds.length;
@@ -116,10 +123,22 @@ export function MessageList({
                 {pending.error.detail && !pending.error.message.includes(pending.error.detail) && (
                   <p className="stats">{pending.error.detail}</p>
                 )}
-                <p className="stats">
-                  Your message is back in the box below: send it again when ready. Nothing of this
-                  round was saved.
-                </p>
+                {pending.unsaved ? (
+                  <p className="stats">
+                    The reply is kept here until it is saved.{' '}
+                    <button type="button" onClick={onRetrySave}>
+                      Retry saving
+                    </button>{' '}
+                    <button type="button" onClick={onExport}>
+                      Export
+                    </button>
+                  </p>
+                ) : (
+                  <p className="stats">
+                    Your message is back in the box below: send it again when ready. Nothing of this
+                    round was saved.
+                  </p>
+                )}
               </div>
             )}
           </div>

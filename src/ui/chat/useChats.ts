@@ -5,6 +5,7 @@
  */
 import { useCallback, useEffect, useState } from 'react';
 import type { ChatPatch, ChatRecord, ChatRoundRecord, Library, NewChat } from '../../store';
+import { useTabSync } from '../sync/tab-sync';
 
 export interface Chats {
   /** Every conversation, most recently changed first; null while loading. */
@@ -29,6 +30,10 @@ export function useChats(library: Library): Chats {
   const [list, setList] = useState<ChatRecord[] | null>(null);
   const [error, setError] = useState<string | null>(null);
 
+  // Another tab wrote a conversation: read them all again.
+  const [generation, setGeneration] = useState(0);
+  useTabSync('chats', () => setGeneration((g) => g + 1));
+
   useEffect(() => {
     let live = true;
     library.listChats().then(
@@ -45,7 +50,7 @@ export function useChats(library: Library): Chats {
     return () => {
       live = false;
     };
-  }, [library]);
+  }, [library, generation]);
 
   /** Put a written record in place (or drop it when the store says it is gone). */
   const put = useCallback((id: string, record: ChatRecord | undefined) => {

@@ -1,3 +1,4 @@
+import type { ReactNode } from 'react';
 import type { DocumentRecord } from '../../store';
 import type { Progress } from '../../workers/protocol';
 
@@ -29,12 +30,15 @@ export function LibraryPanel({
   ticked,
   onTick,
   onDelete,
+  extra,
 }: {
   documents: DocumentRecord[];
   jobs: Job[];
   ticked: Set<string>;
   onTick: (id: string, on: boolean) => void;
   onDelete: (doc: DocumentRecord) => void;
+  /** More lines under a document (its encoding, ...), from features that own them. */
+  extra?: (doc: DocumentRecord) => ReactNode;
 }) {
   return (
     <section aria-labelledby="library-title">
@@ -78,6 +82,7 @@ export function LibraryPanel({
               {doc.fragmentCount} fragments · {doc.format} · {formatSize(doc.bytes)}
               {doc.status !== 'indexed' && ` · ${doc.status}`}
             </div>
+            {extra?.(doc)}
           </li>
         ))}
         {jobs.map((job) => (

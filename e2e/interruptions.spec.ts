@@ -1,0 +1,102 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { expect, test } from '@playwright/test';
+import { JA_BOOK } from '../test/scripts/samples';
+import { bookFile, dropFiles } from './support/drop';
+import { isLocal } from './support/local-page';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
+
+// Issue 15: an import interrupted by closing the page vanished without a word on reopen.
+test('a page closed mid-import reports it on reopen, and Retry adds the file', async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const urls: string[] = [];
+  const problems: string[] = [];
+  context.on('request', (r) => urls.push(r.url()));
+  await context.route(
+    (url) => !isLocal(url.href),
+    (route) => route.abort('blockedbyclient'),
+  );
+  const page = await context.newPage();
+  await page.goto('/');
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  await dropFiles(page, [bookFile(ALICE)]);
+  await expect(page.getByTestId('job')).toContainText('pg11.txt');
+  await page.close();
+
+  const again = await context.newPage();
+  again.on('pageerror', (e) => problems.push(e.message));
+  await again.goto('/');
+  const report = again.getByTestId('interrupted');
+  await expect(report).toHaveCount(1);
+  await expect(report).toContainText('Adding “pg11.txt” was cut short');
+  await expect(again.getByTestId('library-item')).toHaveCount(0);
+
+  // Retry asks for the file again (the closed page had it) and adds it.
+  const chooser = again.waitForEvent('filechooser');
+  await report.getByRole('button', { name: 'Retry' }).click();
+  await (await chooser).setFiles(ALICE);
+  await expect(report).toHaveCount(0);
+  await expect(again.getByTestId('library-item')).toHaveCount(1);
+  await expect(again.getByTestId('library-item')).toContainText('pg11.txt');
+
+  // Nothing is reported once the import has ended.
+  await again.reload();
+  await expect(again.getByTestId('library-item')).toHaveCount(1);
+  await expect(again.getByTestId('interrupted')).toHaveCount(0);
+
+  // The storage panel: usage and quota, persistence, the document's cost, the startup sweep.
+  const storage = again.getByTestId('storage-panel');
+  await storage.locator('summary').click();
+  await expect(again.getByTestId('storage-usage')).toContainText(/used of .* this browser allows/);
+  await expect(again.getByTestId('storage-persistence')).toContainText(/ersistent/);
+  await expect(again.getByTestId('storage-reclaimed')).toContainText('No unused storage found');
+  await expect(again.getByTestId('storage-doc')).toHaveCount(1);
+  await expect(again.getByTestId('storage-doc')).toContainText(/pg11\.txt\s*[\d.]+ (KB|MB)/);
+
+  expect(problems).toEqual([]);
+  expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+  await context.close();
+});
+
+// Issue 15: after a failed model download the selection stayed on the failed model.
+test('a model that cannot be downloaded leaves the last working embedder selected', async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  // Nothing leaves 127.0.0.1, so the model hub is unreachable: the download fails.
+  await context.route(
+    (url) => !isLocal(url.href),
+    (route) => route.abort('blockedbyclient'),
+  );
+  const page = await context.newPage();
+  await page.goto('/');
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  await dropFiles(page, [{ name: 'town.txt', bytes: new TextEncoder().encode(JA_BOOK) }]);
+  await expect(page.getByTestId('library-item')).toHaveCount(1);
+
+  const embedder = page.getByLabel('Embedder');
+  const working = await embedder.inputValue();
+  const other = await embedder
+    .locator('option')
+    .evaluateAll(
+      (options, current) =>
+        options.map((o) => (o as HTMLOptionElement).value).find((v) => v !== current),
+      working,
+    );
+  await embedder.selectOption(other!);
+  await expect(page.getByTestId('notice').filter({ hasText: 'could not be used' })).toContainText(
+    'Back to',
+  );
+  await expect(embedder).toHaveValue(working);
+  // And the library still answers with it.
+  await page.getByLabel('Question').fill('伊藤健は迷子の女の子に何を出しましたか');
+  await page.getByRole('button', { name: 'Ask' }).click();
+  await expect(page.getByTestId('retrieval-summary')).toBeVisible();
+  await page.reload();
+  await expect(page.getByLabel('Embedder')).toHaveValue(working);
+  await context.close();
+});
