@@ -9,6 +9,7 @@
 import path from 'node:path';
 import { browserSection } from './browser';
 import { embedderSection } from './embedder';
+import { realEmbedderSection, realLlmSection } from './real-models';
 import { rerankSection } from './rerank';
 import { scaleReadSection, scaleSection } from './scale';
 import { machine, writeResults } from './results-file';
@@ -33,6 +34,8 @@ const sections: BenchSection[] = [
   rerankSection,
   embedderSection,
   browserSection,
+  realEmbedderSection,
+  realLlmSection,
   scaleSection,
   scaleReadSection,
 ];

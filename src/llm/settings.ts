@@ -30,7 +30,8 @@ export interface EngineSettings {
   anthropic: ApiEngineSettings;
   /** A GGUF URL or hub shorthand (owner/repo/file.gguf); a dropped file is not stored. */
   /** `hub`: where the recommended models are downloaded from (the Hugging Face hub or a mirror). */
-  wllama: { url: string; contextSize: number; hub: string };
+  /** `threads`: CPU threads for llama.cpp, 0 = automatic (half the cores). */
+  wllama: { url: string; contextSize: number; hub: string; threads: number };
   webllm: { modelId: string };
 }
 
@@ -69,7 +70,7 @@ export const defaultEngineSettings: Readonly<EngineSettings> = Object.freeze({
     model: 'claude-sonnet-4-5',
     contextLimit: 200_000,
   },
-  wllama: { url: '', contextSize: 4096, hub: 'https://huggingface.co' },
+  wllama: { url: '', contextSize: 4096, hub: 'https://huggingface.co', threads: 0 },
   webllm: { modelId: DEFAULT_WEBLLM_MODEL },
 });
 
@@ -113,6 +114,7 @@ export function normalizeEngineSettings(stored: unknown): EngineSettings {
     wllama: {
       url: str(w.url, d.wllama.url),
       contextSize: int(w.contextSize, d.wllama.contextSize, 256, 131_072),
+      threads: int(w.threads, d.wllama.threads, 0, 32),
       hub: /^https?:\/\/\S+$/i.test(str(w.hub, '')) ? str(w.hub, '') : d.wllama.hub,
     },
     webllm: { modelId: webLlmModel(modelId) ? modelId : d.webllm.modelId },

@@ -69,6 +69,8 @@ export interface GenerateStats {
   completionTokens?: number;
   /** Generation speed after the first token, as the engine reports it or as measured. */
   tokensPerSecond?: number;
+  /** How fast the prompt was read (in-browser engines report it); prompt tokens per second. */
+  promptTokensPerSecond?: number;
 }
 
 export type FinishReason = 'stop' | 'length';

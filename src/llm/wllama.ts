@@ -268,6 +268,7 @@ interface Timings {
   predicted_n?: number;
   predicted_per_second?: number;
   prompt_n?: number;
+  prompt_per_second?: number;
 }
 
 export class WllamaEngine implements LlmEngine {
@@ -349,6 +350,7 @@ export class WllamaEngine implements LlmEngine {
       if (firstAt !== undefined) s.firstTokenMs = firstAt - started;
       if (promptTokens !== undefined) s.promptTokens = promptTokens;
       s.completionTokens = timings?.predicted_n ?? pieces;
+      if (timings?.prompt_per_second) s.promptTokensPerSecond = timings.prompt_per_second;
       if (timings?.predicted_per_second) s.tokensPerSecond = timings.predicted_per_second;
       else if (firstAt !== undefined && pieces > 1 && end > firstAt)
         s.tokensPerSecond = ((pieces - 1) * 1000) / (end - firstAt);

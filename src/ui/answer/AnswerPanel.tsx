@@ -220,6 +220,8 @@ export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
               aria-live="polite"
               aria-busy={run.status === 'streaming'}
               data-tokens-per-second={run.stats?.tokensPerSecond?.toFixed(1) ?? ''}
+              data-prompt-tokens-per-second={run.stats?.promptTokensPerSecond?.toFixed(1) ?? ''}
+              data-prompt-tokens={run.stats?.promptTokens ?? ''}
             >
               {run.prompt ? (
                 <AnswerText text={run.text} sources={run.prompt.sources} onCite={cite} />
@@ -269,6 +271,8 @@ function statsText(stats: GenerateStats): string {
   const parts: string[] = [];
   if (stats.completionTokens) parts.push(`${stats.completionTokens.toLocaleString('en')} tokens`);
   if (stats.tokensPerSecond) parts.push(`${stats.tokensPerSecond.toFixed(1)} tokens/s`);
+  if (stats.promptTokensPerSecond)
+    parts.push(`prompt read at ${stats.promptTokensPerSecond.toFixed(0)} tokens/s`);
   parts.push(`${(stats.elapsedMs / 1000).toFixed(1)} s`);
   return ` · ${parts.join(', ')}`;
 }

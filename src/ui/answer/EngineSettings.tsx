@@ -345,6 +345,22 @@ function WllamaFields(props: EngineSettingsProps & { idPrefix: string }) {
           }}
         />
       </div>
+      <div className="engine__row">
+        <label htmlFor={`${idPrefix}-threads`}>CPU threads (0 = automatic)</label>
+        <input
+          id={`${idPrefix}-threads`}
+          type="number"
+          min={0}
+          max={32}
+          value={settings.wllama.threads}
+          title="Automatic uses half of this computer's cores. Takes effect when the model is loaded."
+          onChange={(e) => {
+            const v = Number(e.target.value);
+            if (Number.isInteger(v) && v >= 0 && v <= 32)
+              onChange({ ...settings, wllama: { ...settings.wllama, threads: v } });
+          }}
+        />
+      </div>
     </>
   );
 }

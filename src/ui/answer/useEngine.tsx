@@ -162,7 +162,10 @@ export function useEngineState(library: SettingsStore): EngineState {
   const localSource: LocalSource | null = useMemo(() => {
     if (settings.kind === 'webllm') return { kind: 'webllm', modelId: settings.webllm.modelId };
     if (settings.kind !== 'wllama') return null;
-    const options = { contextSize: settings.wllama.contextSize };
+    const options = {
+      contextSize: settings.wllama.contextSize,
+      ...(settings.wllama.threads ? { threads: settings.wllama.threads } : {}),
+    };
     if (ggufFile) return { kind: 'wllama', source: { kind: 'file', file: ggufFile }, options };
     const url = ggufUrl(settings.wllama.url);
     return url ? { kind: 'wllama', source: { kind: 'url', url }, options } : null;
@@ -266,7 +269,10 @@ export function SharedEngineSettings({ busy }: { busy: boolean }) {
       onLoadUrl={(url) => {
         engine.setGgufFile(null);
         engine.changeSettings({ ...settings, kind: 'wllama', wllama: { ...settings.wllama, url } });
-        const options = { contextSize: settings.wllama.contextSize };
+        const options = {
+          contextSize: settings.wllama.contextSize,
+          ...(settings.wllama.threads ? { threads: settings.wllama.threads } : {}),
+        };
         void local.load({ kind: 'wllama', source: { kind: 'url', url }, options });
       }}
       ggufFile={engine.ggufFile}

