@@ -14,6 +14,7 @@ import { ExplanationView } from './components/ExplanationView';
 import { LibraryPanel, type Job } from './components/LibraryPanel';
 import { RankedList } from './components/RankedList';
 import { Reader } from './components/Reader';
+import { budgetLine } from '../core/why/reasons';
 import { AnswerPanel } from './answer/AnswerPanel';
 import { EngineProvider } from './answer/useEngine';
 import { ChatView } from './chat/ChatView';
@@ -355,6 +356,10 @@ function Workspace({
   };
 
   const selected = useMemo(() => new Set(result?.selected ?? []), [result]);
+  const line = useMemo(
+    () => (result ? budgetLine(result.final, result.selected, result.excluded) : null),
+    [result],
+  );
   // Dense scores of a book sit in a narrow band (GloVe cosines near 0.5): draw the band, not 0..1.
   const scale = useMemo(() => {
     if (!result) return { low: 0, high: 1 };
@@ -501,7 +506,7 @@ function Workspace({
                     environment={result.environment}
                     final={result.final}
                     selected={selected}
-                    cutoff={result.cutoff}
+                    cutoff={line}
                     scale={scale}
                     focused={focused}
                     onPick={setFocused}

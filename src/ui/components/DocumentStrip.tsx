@@ -3,8 +3,9 @@ import type { RunDocument } from '../../workers/retrieval-types';
 
 /**
  * One document seen whole: position across, the three scores as lines, the selected fragments
- * as marks, and the budget line (the final score of the last fragment that fit). Fragments above
- * the line in the final curve are the ones the budget took.
+ * as marks, and the budget line (core/why `budgetLine`: the final score of the best fragment
+ * left out). Every fragment whose final score is above the line was taken; a mark below it is a
+ * shorter fragment that fitted what was left of the budget.
  */
 export interface DocumentStripProps {
   doc: RunDocument;
@@ -12,7 +13,8 @@ export interface DocumentStripProps {
   environment: Float64Array;
   final: Float64Array;
   selected: Set<number>;
-  cutoff: number;
+  /** The budget line's score; null: no line (nothing selected). */
+  cutoff: number | null;
   /** Score range drawn, shared by the strips of all documents of a run. */
   scale: { low: number; high: number };
   focused: number | null;
@@ -98,7 +100,7 @@ export function DocumentStrip(props: DocumentStripProps) {
         <path className="strip__line strip__line--env" d={paths.env} />
         <path className="strip__line strip__line--ind" d={paths.ind} />
         <path className="strip__line strip__line--final" d={paths.fin} />
-        {cutoff > 0 && (
+        {cutoff !== null && (
           <line className="strip__cutoff" x1={0} x2={W} y1={y(cutoff)} y2={y(cutoff)} />
         )}
         {focused !== null && focused >= offset && focused < offset + count && (
@@ -111,6 +113,10 @@ export function DocumentStrip(props: DocumentStripProps) {
         <span className="swatch swatch--mark" /> selected <span className="swatch swatch--cutoff" />{' '}
         budget line
       </div>
+      <p className="strip__note help">
+        Everything scoring above the budget line was put in the context; a selected mark below it is
+        a shorter passage that fitted what was left.
+      </p>
     </figure>
   );
 }
