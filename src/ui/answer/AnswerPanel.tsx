@@ -11,10 +11,13 @@ import { citedLabels } from '../../core/citations';
 import { storyQaPrompt, type Prompt, type PromptSource } from '../../core/prompt';
 import type { FinishReason, GenerateStats, LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
-import { AnswerText } from './AnswerText';
+import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
+import { answerMarkdownForCopy } from '../markdown/render';
 import { selectedFragments } from './fragments';
 import { fitAndGenerate, settledRun } from './generate';
 import { PromptDetails } from './PromptDetails';
+import { isApiEngine } from '../../llm/settings';
+import { localSourceKey } from './useLocalModel';
 import { SharedEngineSettings, useEngine } from './useEngine';
 import './answer.css';
 
@@ -23,8 +26,14 @@ export interface AnswerPanelProps {
   result: RetrievalResult | null;
   /** Source text per document id. */
   sources: ReadonlyMap<string, string>;
-  /** Open a fragment in the reader. */
-  onCite: (fragmentIndex: number) => void;
+  /** Open a fragment in the reader; `label`: the citation, `claim`: the answer's sentence. */
+  onCite: (fragmentIndex: number, claim?: string) => void;
+  /**
+   * Answer at once when this changes (a new question was asked) and an engine is ready: an API
+   * engine with its settings, or an in-browser model already loaded. Nothing is downloaded
+   * without a click.
+   */
+  autoAnswer?: number;
 }
 
 type RunStatus = 'preparing' | 'loading' | 'streaming' | 'done' | 'stopped' | 'error';
@@ -51,7 +60,7 @@ const STATUS_TEXT: Record<RunStatus, string> = {
   error: 'The answer could not be completed.',
 };
 
-export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
+export function AnswerPanel({ result, sources, onCite, autoAnswer }: AnswerPanelProps) {
   const engine = useEngine();
   const [run, setRun] = useState<Run | null>(null);
   const [copied, setCopied] = useState<'copied' | 'failed' | null>(null);
@@ -129,19 +138,57 @@ export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
 
   const stop = () => abort.current?.abort();
 
-  const cite = (source: PromptSource) => {
+  // Answer first: a question asked with a ready engine is answered without a second click.
+  const ready =
+    engine.problem === null &&
+    (isApiEngine(engine.settings.kind) ||
+      (engine.local.state?.status === 'ready' &&
+        engine.localSource !== null &&
+        engine.local.state.key === localSourceKey(engine.localSource)));
+  const answered = useRef<number | undefined>(autoAnswer);
+  useEffect(() => {
+    if (autoAnswer === undefined || answered.current === autoAnswer) return;
+    if (!ready || blocker !== null || busy) return;
+    // Started from a task, not the effect body: the run's own state updates then render once.
+    const start = setTimeout(() => {
+      answered.current = autoAnswer;
+      void answer();
+    }, 0);
+    return () => clearTimeout(start);
+  }, [autoAnswer, ready, blocker, busy, answer]);
+
+  const cite = (source: PromptSource, claim?: string) => {
     setActiveLabel(source.label);
-    onCite(source.index);
-    // The reader is in the retrieval panel above: bring it into view.
-    requestAnimationFrame(() =>
-      document.querySelector('.reader')?.scrollIntoView({ block: 'nearest', behavior: 'smooth' }),
-    );
+    // The reader scrolls itself to the cited fragment and marks the supporting sentences.
+    onCite(source.index, claim);
+  };
+
+  const engineBox = useRef<HTMLDivElement>(null);
+  /** The one-line offer: switch to that kind of engine and put the cursor where it needs input. */
+  const openEngine = (kind: 'wllama' | 'openai') => {
+    if (
+      engine.settings.kind !== kind &&
+      !(kind === 'openai' && isApiEngine(engine.settings.kind))
+    ) {
+      engine.changeSettings({ ...engine.settings, kind });
+    }
+    requestAnimationFrame(() => {
+      const box = engineBox.current;
+      box?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+      const field = box?.querySelector<HTMLInputElement>(
+        kind === 'openai' ? 'input[type="password"], input[id$="-key"]' : 'input[id$="-url"]',
+      );
+      field?.focus({ preventScroll: true });
+    });
   };
 
   const copy = async () => {
     if (!run) return;
     try {
-      await navigator.clipboard.writeText(run.text);
+      // Markdown with each citation resolved to its place in the book.
+      await navigator.clipboard.writeText(
+        answerMarkdownForCopy(run.text, run.prompt?.sources ?? []),
+      );
       setCopied('copied');
     } catch {
       setCopied('failed');
@@ -162,7 +209,19 @@ export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
       <h2 id="answer-title" className="card__title">
         Answer
       </h2>
-      <SharedEngineSettings busy={busy} />
+      {engine.problem !== null && (
+        <p className="engine-offer" data-testid="engine-offer">
+          No answer engine is set up yet: you get the passages, not a written answer.{' '}
+          <button type="button" className="link" onClick={() => openEngine('wllama')}>
+            Use a model in this browser
+          </button>{' '}
+          or{' '}
+          <button type="button" className="link" onClick={() => openEngine('openai')}>
+            use an API key
+          </button>
+          .
+        </p>
+      )}
       <div className="answer__actions">
         <button
           type="button"
@@ -219,11 +278,7 @@ export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
               aria-busy={run.status === 'streaming'}
               data-tokens-per-second={run.stats?.tokensPerSecond?.toFixed(1) ?? ''}
             >
-              {run.prompt ? (
-                <AnswerText text={run.text} sources={run.prompt.sources} onCite={cite} />
-              ) : (
-                run.text
-              )}
+              <MarkdownAnswer text={run.text} sources={run.prompt?.sources ?? null} onCite={cite} />
             </div>
           )}
           {run.error && (
@@ -259,6 +314,9 @@ export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
           )}
         </div>
       )}
+      <div className="answer__engine" ref={engineBox}>
+        <SharedEngineSettings busy={busy} />
+      </div>
     </section>
   );
 }
