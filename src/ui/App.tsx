@@ -13,6 +13,7 @@ import { DropZone, type DroppedFolder } from './components/DropZone';
 import { ExplanationView } from './components/ExplanationView';
 import { LibraryPanel, type Job } from './components/LibraryPanel';
 import { RankedList } from './components/RankedList';
+import { ThemeSwitch } from './components/ThemeSwitch';
 import { Reader } from './components/Reader';
 import { budgetLine } from '../core/why/reasons';
 import { AnswerPanel } from './answer/AnswerPanel';
@@ -36,6 +37,9 @@ export const defaultRetrievalSettings: Readonly<RetrievalSettings> =
     scoring: 'dense',
     budget: 2000,
   });
+
+/** How long a removed document can be brought back. */
+const UNDO_MS = 15_000;
 
 const ACCEPT = '.txt,.md,.markdown,.html,.htm,.xhtml,.epub,.pdf,.zip';
 
@@ -156,6 +160,10 @@ function Workspace({
   const [embedded, setEmbedded] = useState(0);
   const [view, setView] = useState<MainView>('ask');
   const [reports, setReports] = useState<RepositoryReportEntry[]>([]);
+  // Answer first: each Ask is numbered so the answer panel answers it once.
+  const [askSeq, setAskSeq] = useState(0);
+  // The citation that opened the reader: its claim, and a counter to scroll on every click.
+  const [citation, setCitation] = useState<{ claim: string; seq: number } | null>(null);
   const nextReport = useRef(1);
   const queue = useRef<Promise<unknown>>(Promise.resolve());
   const queryAbort = useRef<AbortController | null>(null);
@@ -286,23 +294,49 @@ function Workspace({
     [documents, library, notify, refreshDocuments, retrieval, runJob, service],
   );
 
+  // Removing is recoverable: the document leaves the list at once, and is deleted from the
+  // store only when the Undo offer runs out (or another document is removed). Closing the page
+  // before then keeps it.
+  const [removing, setRemoving] = useState<DocumentRecord | null>(null);
+  const removal = useRef<{ doc: DocumentRecord; timer: ReturnType<typeof setTimeout> } | null>(
+    null,
+  );
+  const commitRemoval = useCallback(async () => {
+    const pending = removal.current;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    removal.current = null;
+    setRemoving(null);
+    try {
+      await service.remove(pending.doc.id);
+      await retrieval.call('forget', { docIds: [pending.doc.id] });
+      await refreshDocuments();
+    } catch (e) {
+      notify('error', (e as Error).message);
+    }
+  }, [notify, refreshDocuments, retrieval, service]);
   const onDelete = useCallback(
     async (doc: DocumentRecord) => {
-      try {
-        await service.remove(doc.id);
-        await retrieval.call('forget', { docIds: [doc.id] });
-        setTicked((t) => new Set([...t].filter((id) => id !== doc.id)));
-        if (result?.documents.some((d) => d.docId === doc.id)) setResult(null);
-        await refreshDocuments();
-      } catch (e) {
-        notify('error', (e as Error).message);
-      }
+      await commitRemoval();
+      removal.current = { doc, timer: setTimeout(() => void commitRemoval(), UNDO_MS) };
+      setRemoving(doc);
+      setTicked((t) => new Set([...t].filter((id) => id !== doc.id)));
+      if (result?.documents.some((d) => d.docId === doc.id)) setResult(null);
     },
-    [notify, refreshDocuments, result, retrieval, service],
+    [commitRemoval, result],
   );
+  const undoRemoval = useCallback(() => {
+    const pending = removal.current;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    removal.current = null;
+    setRemoving(null);
+    setTicked((t) => new Set([...t, pending.doc.id]));
+  }, []);
+  useEffect(() => () => clearTimeout(removal.current?.timer), []);
 
   const runQuery = useCallback(
-    async (q: string, settings: RetrievalSettings) => {
+    async (q: string, settings: RetrievalSettings, asking = false) => {
       queryAbort.current?.abort();
       const controller = new AbortController();
       queryAbort.current = controller;
@@ -321,6 +355,8 @@ function Workspace({
           { signal: controller.signal },
         );
         setResult(r);
+        // A new question (not a re-rank): the answer panel may answer it at once.
+        if (asking) setAskSeq((n) => n + 1);
         setFocused((f) =>
           f !== null && f < r.final.length ? f : (r.selectedRanked[0] ?? r.top[0] ?? null),
         );
@@ -345,8 +381,18 @@ function Workspace({
     if (!q) return;
     setAsked(q);
     setFocused(null);
-    void runQuery(q, retrievalSettings);
+    setCitation(null);
+    void runQuery(q, retrievalSettings, true);
   };
+  // Picking a fragment from the strip, the list or the reader drops the citation's marks.
+  const pick = useCallback((index: number) => {
+    setFocused(index);
+    setCitation(null);
+  }, []);
+  const onCite = useCallback((index: number, claim?: string) => {
+    setFocused(index);
+    setCitation((c) => ({ claim: claim ?? '', seq: (c?.seq ?? 0) + 1 }));
+  }, []);
 
   // alpha, w_rel, relation kinds, scoring and budget re-rank the asked question at once.
   const onRetrievalSettings = (next: RetrievalSettings) => {
@@ -392,7 +438,7 @@ function Workspace({
           <p role="status">Opening your library…</p>
         ) : (
           <LibraryPanel
-            documents={documents}
+            documents={documents.filter((d) => d.id !== removing?.id)}
             jobs={jobs}
             ticked={ticked}
             onTick={(id, on) =>
@@ -415,10 +461,19 @@ function Workspace({
         <p className="stats">
           <a href="./models.html">Check an embedding model</a>
         </p>
+        <ThemeSwitch />
       </aside>
       <main className="main" data-view={view}>
         <ViewSwitch view={view} onView={setView} />
         <div aria-live="polite">
+          {removing && (
+            <div className="notice notice--info" role="status" data-testid="undo-remove">
+              Removed “{removing.name}” from the library.{' '}
+              <button type="button" onClick={undoRemoval}>
+                Undo
+              </button>
+            </div>
+          )}
           {notices.map((n) => (
             <div
               key={n.id}
@@ -482,6 +537,73 @@ function Workspace({
                 Ask
               </button>
             </form>
+            <div className="results" data-testid="results">
+              <div className="results__answer">
+                <AnswerPanel
+                  result={result}
+                  sources={sources}
+                  onCite={onCite}
+                  autoAnswer={askSeq || undefined}
+                />
+              </div>
+              <div className="results__evidence">
+                {busy && !result && <p role="status">Finding the passages…</p>}
+                {result && (
+                  <section aria-label="Evidence" data-testid="retrieval">
+                    <h2 className="card__title">Evidence</h2>
+                    <p className="stats" data-testid="retrieval-summary">
+                      {result.selected.length} passages used ({result.used.toLocaleString()} of{' '}
+                      {result.budget.toLocaleString()} words of context) for “{result.question}” ·
+                      scored in {result.timings.independentMs.toFixed(0)} ms, ranked in{' '}
+                      <span data-testid="rerank-ms">{result.timings.rerankMs.toFixed(1)}</span> ms
+                    </p>
+                    {result.documents.map((d) => (
+                      <DocumentStrip
+                        key={d.docId}
+                        doc={d}
+                        independent={result.independent}
+                        environment={result.environment}
+                        final={result.final}
+                        selected={selected}
+                        cutoff={line}
+                        scale={scale}
+                        focused={focused}
+                        onPick={pick}
+                      />
+                    ))}
+                    <div className="panel">
+                      {focused !== null && (
+                        <div className="card">
+                          <Reader
+                            result={result}
+                            index={focused}
+                            citation={citation}
+                            source={
+                              sources.get(
+                                result.documents.find(
+                                  (d) => focused >= d.offset && focused < d.offset + d.count,
+                                )?.docId ?? '',
+                              ) ?? null
+                            }
+                            onPick={pick}
+                          />
+                          <ExplanationView result={result} index={focused} onPick={pick} />
+                        </div>
+                      )}
+                      <div className="card">
+                        <h2 className="card__title">Passages by relevance</h2>
+                        <RankedList
+                          result={result}
+                          focused={focused}
+                          onPick={pick}
+                          source={(id) => sources.get(id) ?? null}
+                        />
+                      </div>
+                    </div>
+                  </section>
+                )}
+              </div>
+            </div>
             <Controls
               retrieval={retrievalSettings}
               index={indexSettings}
@@ -489,60 +611,6 @@ function Workspace({
               onRetrieval={onRetrievalSettings}
               onIndex={onIndexSettings}
             />
-            {busy && !result && <p role="status">Scoring fragments…</p>}
-            {result && (
-              <section aria-label="Retrieval" data-testid="retrieval">
-                <p className="stats" data-testid="retrieval-summary">
-                  {result.selected.length} fragments selected ({result.used.toLocaleString()} of{' '}
-                  {result.budget.toLocaleString()} words) for “{result.question}” · scored in{' '}
-                  {result.timings.independentMs.toFixed(0)} ms, ranked in{' '}
-                  <span data-testid="rerank-ms">{result.timings.rerankMs.toFixed(1)}</span> ms
-                </p>
-                {result.documents.map((d) => (
-                  <DocumentStrip
-                    key={d.docId}
-                    doc={d}
-                    independent={result.independent}
-                    environment={result.environment}
-                    final={result.final}
-                    selected={selected}
-                    cutoff={line}
-                    scale={scale}
-                    focused={focused}
-                    onPick={setFocused}
-                  />
-                ))}
-                <div className="panel">
-                  <div className="card">
-                    <h2 className="card__title">Ranked by final score</h2>
-                    <RankedList
-                      result={result}
-                      focused={focused}
-                      onPick={setFocused}
-                      source={(id) => sources.get(id) ?? null}
-                    />
-                  </div>
-                  {focused !== null && (
-                    <div className="card">
-                      <Reader
-                        result={result}
-                        index={focused}
-                        source={
-                          sources.get(
-                            result.documents.find(
-                              (d) => focused >= d.offset && focused < d.offset + d.count,
-                            )?.docId ?? '',
-                          ) ?? null
-                        }
-                        onPick={setFocused}
-                      />
-                      <ExplanationView result={result} index={focused} onPick={setFocused} />
-                    </div>
-                  )}
-                </div>
-              </section>
-            )}
-            <AnswerPanel result={result} sources={sources} onCite={setFocused} />
           </>
         )}
       </main>

@@ -145,17 +145,22 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer }: AnswerPanel
       (engine.local.state?.status === 'ready' &&
         engine.localSource !== null &&
         engine.local.state.key === localSourceKey(engine.localSource)));
+  // Decided once per question, when its fragments' text is at hand: an engine set up later does
+  // not answer an older question by itself (it might be one the person never meant to send).
   const answered = useRef<number | undefined>(autoAnswer);
   useEffect(() => {
-    if (autoAnswer === undefined || answered.current === autoAnswer) return;
-    if (!ready || blocker !== null || busy) return;
+    if (autoAnswer === undefined || answered.current === autoAnswer || !fragments) return;
+    if (!ready || blocker !== null || busy) {
+      answered.current = autoAnswer;
+      return;
+    }
     // Started from a task, not the effect body: the run's own state updates then render once.
     const start = setTimeout(() => {
       answered.current = autoAnswer;
       void answer();
     }, 0);
     return () => clearTimeout(start);
-  }, [autoAnswer, ready, blocker, busy, answer]);
+  }, [autoAnswer, fragments, ready, blocker, busy, answer]);
 
   const cite = (source: PromptSource, claim?: string) => {
     setActiveLabel(source.label);
