@@ -6,6 +6,7 @@
  * sideways scrolling at 360 px; dark colours by prefers-color-scheme and by the switch; axe
  * finds no serious or critical problem, light or dark.
  */
+import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
@@ -159,6 +160,54 @@ test('dark colours follow the system and the switch; no serious accessibility pr
   await page.emulateMedia({ colorScheme: 'light' });
   expect(problems).toEqual([]);
   expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+});
+
+test('the history keeps questions and answers across a reload, searches, exports and deletes', async () => {
+  await page.reload();
+  await expect(page.getByTestId('library-item')).toHaveCount(1);
+  const history = page.getByTestId('history');
+  await history.locator('summary').first().click();
+  const items = history.getByTestId('history-item');
+  // Asked twice (desktop and phone), each with its answer.
+  await expect(items).toHaveCount(2);
+  await expect(items.first()).toContainText(QUESTION);
+  await items.first().getByText('Answer', { exact: true }).click();
+  await expect(items.first().getByTestId('history-answer').locator('strong')).toHaveText(
+    'Mock Turtle',
+  );
+  await expect(items.first()).toContainText('[1] pg11.txt · fragment');
+
+  await history.getByLabel('Search the history').fill('lobster quadrille');
+  await expect(items).toHaveCount(2);
+  await history.getByLabel('Search the history').fill('walrus');
+  await expect(items).toHaveCount(0);
+  await history.getByLabel('Search the history').fill('');
+
+  const [md] = await Promise.all([
+    page.waitForEvent('download'),
+    history.getByRole('button', { name: 'Export Markdown' }).click(),
+  ]);
+  const text = await readFile((await md.path())!, 'utf8');
+  expect(text).toContain(`## ${QUESTION}`);
+  expect(text).toContain('The **Mock Turtle** went to school in the sea');
+  expect(text).toMatch(/Sources:\n\n- \[1\] pg11\.txt · fragment \d+/);
+  expect(text).toContain('Settings: alpha 0.5');
+  const [json] = await Promise.all([
+    page.waitForEvent('download'),
+    history.getByRole('button', { name: 'Export JSON' }).click(),
+  ]);
+  const parsed = JSON.parse(await readFile((await json.path())!, 'utf8'));
+  expect(parsed.questions).toHaveLength(2);
+  expect(parsed.questions[0].citations[0]).toMatchObject({ label: 1, docId: expect.any(String) });
+
+  await items
+    .first()
+    .getByRole('button', { name: /^Delete/ })
+    .click();
+  await expect(items).toHaveCount(1);
+  await page.reload();
+  await page.getByTestId('history').locator('summary').first().click();
+  await expect(page.getByTestId('history-item')).toHaveCount(1);
 });
 
 test('removing a document offers Undo, and Undo brings it back for good', async () => {

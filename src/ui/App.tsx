@@ -1,5 +1,11 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { openLibrary, requestPersistentStorage, type DocumentRecord, type Library } from '../store';
+import {
+  openLibrary,
+  requestPersistentStorage,
+  type CitationRecord,
+  type DocumentRecord,
+  type Library,
+} from '../store';
 import { WorkerClient } from '../workers/client';
 import type { IndexApi } from '../workers/index-handlers';
 import { isAbortError } from '../workers/protocol';
@@ -14,6 +20,7 @@ import { ExplanationView } from './components/ExplanationView';
 import { LibraryPanel, type Job } from './components/LibraryPanel';
 import { RankedList } from './components/RankedList';
 import { ThemeSwitch } from './components/ThemeSwitch';
+import { HistoryPanel } from './history/HistoryPanel';
 import { Reader } from './components/Reader';
 import { budgetLine } from '../core/why/reasons';
 import { AnswerPanel } from './answer/AnswerPanel';
@@ -164,6 +171,9 @@ function Workspace({
   const [askSeq, setAskSeq] = useState(0);
   // The citation that opened the reader: its claim, and a counter to scroll on every click.
   const [citation, setCitation] = useState<{ claim: string; seq: number } | null>(null);
+  // The question history: the record id of each question asked this session, by its text.
+  const [historyVersion, setHistoryVersion] = useState(0);
+  const questionIds = useRef(new Map<string, string>());
   const nextReport = useRef(1);
   const queue = useRef<Promise<unknown>>(Promise.resolve());
   const queryAbort = useRef<AbortController | null>(null);
@@ -355,8 +365,22 @@ function Workspace({
           { signal: controller.signal },
         );
         setResult(r);
-        // A new question (not a re-rank): the answer panel may answer it at once.
-        if (asking) setAskSeq((n) => n + 1);
+        // A new question (not a re-rank): the answer panel may answer it at once, and the
+        // history keeps it with the settings it was asked with.
+        if (asking) {
+          setAskSeq((n) => n + 1);
+          const selected = Array.from(r.selected, (i) => {
+            const d = r.documents.find((x) => i >= x.offset && i < x.offset + x.count)!;
+            return { docId: d.docId, ordinal: i - d.offset };
+          });
+          void library
+            .addQuestion({ question: q, docIds, selected, settings: { ...settings } })
+            .then((record) => {
+              questionIds.current.set(q, record.id);
+              setHistoryVersion((v) => v + 1);
+            })
+            .catch((e: Error) => notify('error', e.message));
+        }
         setFocused((f) =>
           f !== null && f < r.final.length ? f : (r.selectedRanked[0] ?? r.top[0] ?? null),
         );
@@ -372,7 +396,7 @@ function Workspace({
         if (queryAbort.current === controller) setBusy(false);
       }
     },
-    [documents, indexSettings, notify, retrieval, service, sources, ticked],
+    [documents, indexSettings, library, notify, retrieval, service, sources, ticked],
   );
 
   const ask = (e: React.FormEvent) => {
@@ -389,6 +413,25 @@ function Workspace({
     setFocused(index);
     setCitation(null);
   }, []);
+  const onAnswered = useCallback(
+    (a: { question: string; text: string; citations: CitationRecord[]; engine: string }) => {
+      const id = questionIds.current.get(a.question);
+      const stored = id
+        ? library.setQuestionAnswer(id, a.text, { citations: a.citations, engine: a.engine })
+        : library.addQuestion({
+            question: a.question,
+            docIds: [...new Set(a.citations.map((c) => c.docId))],
+            selected: [],
+            answer: a.text,
+            citations: a.citations,
+            engine: a.engine,
+          });
+      void Promise.resolve(stored)
+        .then(() => setHistoryVersion((v) => v + 1))
+        .catch((e: Error) => notify('error', e.message));
+    },
+    [library, notify],
+  );
   const onCite = useCallback((index: number, claim?: string) => {
     setFocused(index);
     setCitation((c) => ({ claim: claim ?? '', seq: (c?.seq ?? 0) + 1 }));
@@ -426,6 +469,7 @@ function Workspace({
     [documents, ticked],
   );
   const codeMode = tickedCode.length > 0 && tickedCode.length === tickedCount;
+  const onHistoryError = useCallback((message: string) => notify('error', message), [notify]);
   const onCodeError = useCallback((message: string) => notify('error', message), [notify]);
   const codeSource = useCallback((id: string) => service.source(id), [service]);
 
@@ -461,6 +505,12 @@ function Workspace({
         <p className="stats">
           <a href="./models.html">Check an embedding model</a>
         </p>
+        <HistoryPanel
+          library={library}
+          version={historyVersion}
+          onAsk={(q) => setQuestion(q)}
+          onError={onHistoryError}
+        />
         <ThemeSwitch />
       </aside>
       <main className="main" data-view={view}>
@@ -544,6 +594,7 @@ function Workspace({
                   sources={sources}
                   onCite={onCite}
                   autoAnswer={askSeq || undefined}
+                  onAnswered={onAnswered}
                 />
               </div>
               <div className="results__evidence">

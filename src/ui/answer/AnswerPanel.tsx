@@ -13,7 +13,8 @@ import type { FinishReason, GenerateStats, LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
 import { answerMarkdownForCopy } from '../markdown/render';
-import { selectedFragments } from './fragments';
+import type { CitationRecord } from '../../store';
+import { documentOf, selectedFragments } from './fragments';
 import { fitAndGenerate, settledRun } from './generate';
 import { PromptDetails } from './PromptDetails';
 import { isApiEngine } from '../../llm/settings';
@@ -34,6 +35,13 @@ export interface AnswerPanelProps {
    * without a click.
    */
   autoAnswer?: number;
+  /** A run ended with some text (done or stopped): for the question history. */
+  onAnswered?: (answer: {
+    question: string;
+    text: string;
+    citations: CitationRecord[];
+    engine: string;
+  }) => void;
 }
 
 type RunStatus = 'preparing' | 'loading' | 'streaming' | 'done' | 'stopped' | 'error';
@@ -60,7 +68,7 @@ const STATUS_TEXT: Record<RunStatus, string> = {
   error: 'The answer could not be completed.',
 };
 
-export function AnswerPanel({ result, sources, onCite, autoAnswer }: AnswerPanelProps) {
+export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }: AnswerPanelProps) {
   const engine = useEngine();
   const [run, setRun] = useState<Run | null>(null);
   const [copied, setCopied] = useState<'copied' | 'failed' | null>(null);
@@ -134,7 +142,23 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer }: AnswerPanel
     const { outcome } = generated;
     if (abort.current === controller) abort.current = null;
     update({ ...settledRun(outcome), ...(outcome.ok ? { finish: outcome.finish } : {}) });
-  }, [result, fragments, engine]);
+    const text = outcome.text;
+    if (text && onAnswered) {
+      // Each label as the history keeps it: the document and the fragment's ordinal in it.
+      const citations: CitationRecord[] = [];
+      for (const s of generated.prompt.sources) {
+        const doc = documentOf(result, s.index);
+        if (doc)
+          citations.push({
+            label: s.label,
+            docId: doc.docId,
+            ordinal: s.index - doc.offset,
+            location: s.location,
+          });
+      }
+      onAnswered({ question, text, citations, engine: llm.label });
+    }
+  }, [result, fragments, engine, onAnswered]);
 
   const stop = () => abort.current?.abort();
 
