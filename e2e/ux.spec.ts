@@ -122,6 +122,11 @@ test('desktop: one question gives a streamed Markdown answer at the top, and a c
   expect(a.y).toBeLessThan(300);
   await citeAndSeeEvidence();
   expect(await serious()).toEqual([]);
+  // README's pictures: UPDATE_SCREENSHOTS=1 writes them (docs/screenshot-answer-*.png).
+  if (process.env.UPDATE_SCREENSHOTS) {
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await page.screenshot({ path: resolve(HERE, '../docs/screenshot-answer-desktop.png') });
+  }
 });
 
 test('phone: the answer above the evidence, citations scroll to the sentence, nothing scrolls sideways', async () => {
@@ -130,6 +135,10 @@ test('phone: the answer above the evidence, citations scroll to the sentence, no
   const a = (await panel().boundingBox())!;
   const e = (await page.getByTestId('retrieval').boundingBox())!;
   expect(a.y + a.height).toBeLessThanOrEqual(e.y + 1);
+  if (process.env.UPDATE_SCREENSHOTS) {
+    await panel().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: resolve(HERE, '../docs/screenshot-answer-phone.png') });
+  }
   await citeAndSeeEvidence();
   for (const width of [390, 360]) {
     await page.setViewportSize({ width, height: 800 });
@@ -160,6 +169,22 @@ test('dark colours follow the system and the switch; no serious accessibility pr
   await page.emulateMedia({ colorScheme: 'light' });
   expect(problems).toEqual([]);
   expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+});
+
+test('find in the book: matches ticked on the strip, Next steps the reader through them', async () => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.getByLabel('Find in the book').fill('Cheshire Cat');
+  await expect(page.getByTestId('find-status')).toContainText(/\d+ matches in \d+ passages/);
+  const hits = page.getByTestId('strip-hit');
+  expect(await hits.count()).toBeGreaterThan(1);
+  await page.getByRole('button', { name: 'Next', exact: true }).click();
+  await expect(page.locator('.reader__fragment')).toContainText(/Cheshire\s+Cat/i);
+  const first = await page.locator('#reader-title').textContent();
+  await page.getByRole('button', { name: 'Next', exact: true }).click();
+  await expect(page.locator('#reader-title')).not.toHaveText(first!);
+  await expect(page.locator('.reader__fragment')).toContainText(/Cheshire\s+Cat/i);
+  await page.getByLabel('Find in the book').fill('');
+  await expect(hits).toHaveCount(0);
 });
 
 test('the history keeps questions and answers across a reload, searches, exports and deletes', async () => {

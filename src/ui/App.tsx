@@ -20,6 +20,7 @@ import { ExplanationView } from './components/ExplanationView';
 import { LibraryPanel, type Job } from './components/LibraryPanel';
 import { RankedList } from './components/RankedList';
 import { ThemeSwitch } from './components/ThemeSwitch';
+import { FindInBook, findInRun } from './components/FindInBook';
 import { HistoryPanel } from './history/HistoryPanel';
 import { Reader } from './components/Reader';
 import { budgetLine } from '../core/why/reasons';
@@ -445,6 +446,12 @@ function Workspace({
   };
 
   const selected = useMemo(() => new Set(result?.selected ?? []), [result]);
+  const [findPhrase, setFindPhrase] = useState('');
+  const found = useMemo(
+    () => (result ? findInRun(result, sources, findPhrase) : { hits: [], matches: 0 }),
+    [result, sources, findPhrase],
+  );
+  const findHits = useMemo(() => new Set(found.hits), [found]);
   const line = useMemo(
     () => (result ? budgetLine(result.final, result.selected, result.excluded) : null),
     [result],
@@ -608,8 +615,16 @@ function Workspace({
                       scored in {result.timings.independentMs.toFixed(0)} ms, ranked in{' '}
                       <span data-testid="rerank-ms">{result.timings.rerankMs.toFixed(1)}</span> ms
                     </p>
+                    <FindInBook
+                      phrase={findPhrase}
+                      onPhrase={setFindPhrase}
+                      found={found}
+                      focused={focused}
+                      onPick={pick}
+                    />
                     {result.documents.map((d) => (
                       <DocumentStrip
+                        hits={findHits}
                         key={d.docId}
                         doc={d}
                         independent={result.independent}

@@ -19,6 +19,8 @@ export interface DocumentStripProps {
   scale: { low: number; high: number };
   focused: number | null;
   onPick: (index: number) => void;
+  /** Passages holding the phrase found in the book (FindInBook), ticked under the curves. */
+  hits?: ReadonlySet<number>;
 }
 
 const W = 1000;
@@ -26,7 +28,8 @@ const H = 120;
 const PAD = 6;
 
 export function DocumentStrip(props: DocumentStripProps) {
-  const { doc, independent, environment, final, selected, cutoff, scale, focused, onPick } = props;
+  const { doc, independent, environment, final, selected, cutoff, scale, focused, onPick, hits } =
+    props;
   const { offset, count } = doc;
   const x = (i: number) => (count <= 1 ? W / 2 : ((i - offset) / (count - 1)) * W);
   const span = scale.high - scale.low;
@@ -51,6 +54,7 @@ export function DocumentStrip(props: DocumentStripProps) {
   }, [independent, environment, final, offset, count, scale]);
 
   const marks = [...selected].filter((i) => i >= offset && i < offset + count);
+  const found = hits ? [...hits].filter((i) => i >= offset && i < offset + count) : [];
   const current =
     focused !== null && focused >= offset && focused < offset + count ? focused : offset;
 
@@ -96,6 +100,17 @@ export function DocumentStrip(props: DocumentStripProps) {
       >
         {marks.map((i) => (
           <rect key={i} className="strip__mark" x={x(i) - 1.5} y={0} width={3} height={H} />
+        ))}
+        {found.map((i) => (
+          <rect
+            key={`hit${i}`}
+            className="strip__hit"
+            data-testid="strip-hit"
+            x={x(i) - 1}
+            y={H - 14}
+            width={2}
+            height={14}
+          />
         ))}
         <path className="strip__line strip__line--env" d={paths.env} />
         <path className="strip__line strip__line--ind" d={paths.ind} />
