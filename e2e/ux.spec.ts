@@ -161,6 +161,13 @@ test('dark colours follow the system and the switch; no serious accessibility pr
   const channels = dark.match(/\d+/g)!.slice(0, 3).map(Number);
   expect(Math.max(...channels)).toBeLessThan(60);
   expect(await serious()).toEqual([]);
+  // The chat view too, dark and light.
+  await page.getByRole('tab', { name: 'Chat' }).click();
+  expect(await serious()).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'light' });
+  expect(await serious()).toEqual([]);
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.getByRole('tab', { name: 'Ask the library' }).click();
   // The switch overrides the system setting.
   await page.getByTestId('theme-switch').selectOption('light');
   expect(await background()).toBe(light);
