@@ -21,10 +21,16 @@ export interface EngineSettings {
   kind: EngineKind;
   /** Tokens kept free for the answer (the request's max_tokens). */
   answerTokens: number;
+  /**
+   * Sampling temperature. 0 (greedy) by default: an answer from a book is read as a statement
+   * of fact, and the same question should get the same answer (the tests rely on it too).
+   */
+  temperature: number;
   openai: ApiEngineSettings;
   anthropic: ApiEngineSettings;
   /** A GGUF URL or hub shorthand (owner/repo/file.gguf); a dropped file is not stored. */
-  wllama: { url: string; contextSize: number };
+  /** `hub`: where the recommended models are downloaded from (the Hugging Face hub or a mirror). */
+  wllama: { url: string; contextSize: number; hub: string };
   webllm: { modelId: string };
 }
 
@@ -56,13 +62,14 @@ export const defaultEngineSettings: Readonly<EngineSettings> = Object.freeze({
   // Nothing leaves the machine until the person picks an API engine or a model to download.
   kind: 'wllama',
   answerTokens: 512,
+  temperature: 0,
   openai: { baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', contextLimit: 16_384 },
   anthropic: {
     baseUrl: 'https://api.anthropic.com',
     model: 'claude-sonnet-4-5',
     contextLimit: 200_000,
   },
-  wllama: { url: '', contextSize: 4096 },
+  wllama: { url: '', contextSize: 4096, hub: 'https://huggingface.co' },
   webllm: { modelId: DEFAULT_WEBLLM_MODEL },
 });
 
@@ -97,11 +104,16 @@ export function normalizeEngineSettings(stored: unknown): EngineSettings {
   return {
     kind,
     answerTokens: int(s.answerTokens, d.answerTokens, 16, 32_768),
+    temperature:
+      typeof s.temperature === 'number' && Number.isFinite(s.temperature)
+        ? Math.min(2, Math.max(0, s.temperature))
+        : d.temperature,
     openai: api(s.openai, d.openai),
     anthropic: api(s.anthropic, d.anthropic),
     wllama: {
       url: str(w.url, d.wllama.url),
       contextSize: int(w.contextSize, d.wllama.contextSize, 256, 131_072),
+      hub: /^https?:\/\/\S+$/i.test(str(w.hub, '')) ? str(w.hub, '') : d.wllama.hub,
     },
     webllm: { modelId: webLlmModel(modelId) ? modelId : d.webllm.modelId },
   };

@@ -13,6 +13,7 @@
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { Wllama } from '@wllama/wllama/esm/index.js';
 import { errorText, hostOf, isAbort, STOPPED } from './errors';
+import { formatBytes, ggufCatalogueEntry } from './gguf-catalogue';
 import type {
   FinishReason,
   GenerateOutcome,
@@ -189,6 +190,20 @@ export async function loadWllama(
       ),
     };
   }
+  // A catalogue model has a known size: anything else is an incomplete or substituted file.
+  const expected = source.kind === 'url' ? ggufCatalogueEntry(source.url) : null;
+  if (expected?.exactBytes && size !== expected.bytes) {
+    await wllama.exit().catch(() => {});
+    if (source.kind === 'url') await removeCachedGguf(source.url).catch(() => {});
+    return {
+      ok: false,
+      error: loadError(
+        `${name} arrived with ${size.toLocaleString('en')} bytes, but the model is ` +
+          `${expected.bytes.toLocaleString('en')} bytes (${formatBytes(expected.bytes)}). The ` +
+          `download was incomplete or is not this model; it was removed. Load it again.`,
+      ),
+    };
+  }
   const info = wllama.getLoadedContextInfo();
   const trainedContext = info.n_ctx_train || info.n_ctx;
   const model: LoadedModelInfo = {
@@ -201,6 +216,33 @@ export async function loadWllama(
   };
   onProgress?.({ text: `Loaded ${name}`, loaded: size, total: size });
   return { ok: true, engine: new WllamaEngine(wllama, model) };
+}
+
+/** A GGUF download kept in the browser by wllama (Origin Private File System). */
+export interface CachedGguf {
+  url: string;
+  bytes: number;
+  /** False when the copy is incomplete (an interrupted download); it will be fetched again. */
+  complete: boolean;
+}
+
+async function modelManager() {
+  const { ModelManager } = await import('@wllama/wllama/esm/index.js');
+  return new ModelManager({ allowOffline: true });
+}
+
+/** The GGUF models downloaded earlier in this browser. */
+export async function listCachedGguf(): Promise<CachedGguf[]> {
+  const manager = await modelManager();
+  const models = await manager.getModels({ includeInvalid: true });
+  return models.map((m) => ({ url: m.url, bytes: m.size, complete: m.validate() === 'valid' }));
+}
+
+/** Forget a downloaded model (frees its storage). */
+export async function removeCachedGguf(url: string): Promise<void> {
+  const manager = await modelManager();
+  const models = await manager.getModels({ includeInvalid: true });
+  await Promise.all(models.filter((m) => m.url === url).map((m) => m.remove()));
 }
 
 const OVERFLOW =

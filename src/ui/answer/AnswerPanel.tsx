@@ -132,6 +132,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
       (budget) => storyQaPrompt({ question, fragments }, budget),
       {
         answerTokens,
+        temperature: engine.settings.temperature,
         signal: controller.signal,
         onPrompt: (prompt) =>
           update({ status: 'streaming', prompt, exactCounts: llm.exactTokenCounts }),

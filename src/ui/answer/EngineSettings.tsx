@@ -11,6 +11,8 @@ import {
 } from '../../llm/settings';
 import type { EngineKind, LlmError } from '../../llm/types';
 import { WEBLLM_MODELS, describeWebLlmModel } from '../../llm/webllm-catalogue';
+import { ggufUrl } from '../../llm/wllama';
+import { GgufCatalogue } from './GgufCatalogue';
 import type { LocalModelState } from './useLocalModel';
 
 export interface KeyField {
@@ -41,6 +43,8 @@ export interface EngineSettingsProps {
   /** Whether a model can be loaded now (a source is set). */
   canLoad: boolean;
   busy: boolean;
+  /** Download (or take from the browser's copy) and load a GGUF model by URL. */
+  onLoadUrl?: (url: string) => void;
 }
 
 const mb = (bytes: number) =>
@@ -104,6 +108,22 @@ export function EngineSettingsForm(props: EngineSettingsProps) {
             const v = Number(e.target.value);
             if (Number.isFinite(v) && v >= 16)
               onChange({ ...settings, answerTokens: Math.round(v) });
+          }}
+        />
+      </div>
+      <div className="engine__row">
+        <label htmlFor={`${id}-temperature`}>Temperature</label>
+        <input
+          id={`${id}-temperature`}
+          type="number"
+          min={0}
+          max={2}
+          step={0.1}
+          value={settings.temperature}
+          title="0 gives the model's most likely answer, the same every time; higher values vary it."
+          onChange={(e) => {
+            const v = Number(e.target.value);
+            if (Number.isFinite(v) && v >= 0 && v <= 2) onChange({ ...settings, temperature: v });
           }}
         />
       </div>
@@ -282,6 +302,20 @@ function WllamaFields(props: EngineSettingsProps & { idPrefix: string }) {
           </p>
         )}
       </div>
+      {!ggufFile && props.onLoadUrl && (
+        <GgufCatalogue
+          hub={settings.wllama.hub}
+          onHubChange={(hub) => onChange({ ...settings, wllama: { ...settings.wllama, hub } })}
+          onLoadUrl={props.onLoadUrl}
+          activeUrl={
+            props.local && props.local.status !== 'error'
+              ? (ggufUrl(settings.wllama.url) ?? null)
+              : null
+          }
+          busy={props.busy || props.local?.status === 'loading'}
+          idPrefix={idPrefix}
+        />
+      )}
       {!ggufFile && (
         <div className="engine__row">
           <label htmlFor={`${idPrefix}-url`}>GGUF URL</label>

@@ -263,6 +263,12 @@ export function SharedEngineSettings({ busy }: { busy: boolean }) {
         if (localSource) void local.load(localSource);
       }}
       onUnload={local.unload}
+      onLoadUrl={(url) => {
+        engine.setGgufFile(null);
+        engine.changeSettings({ ...settings, kind: 'wllama', wllama: { ...settings.wllama, url } });
+        const options = { contextSize: settings.wllama.contextSize };
+        void local.load({ kind: 'wllama', source: { kind: 'url', url }, options });
+      }}
       ggufFile={engine.ggufFile}
       onGgufFile={engine.setGgufFile}
       webgpuProblem={settings.kind === 'webllm' ? engine.webgpuProblem : null}

@@ -332,6 +332,7 @@ function ChatWorkspace({
       (budget) => chatMemoryPrompt(view.parts.input, budget),
       {
         answerTokens,
+        temperature: engine.settings.temperature,
         signal,
         onPrompt: (prompt) => {
           setEntries((m) => withEntry(m, key, { ...base, prompt, exact: llm.exactTokenCounts }));
