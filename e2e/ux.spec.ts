@@ -6,6 +6,7 @@
  * sideways scrolling at 360 px; dark colours by prefers-color-scheme and by the switch; axe
  * finds no serious or critical problem, light or dark.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
+import { REAL_MODELS_HUB, startHubMirror } from './support/hub-mirror';
 import { startOpenAiServer, type OpenAiServer } from './support/openai-server';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -254,4 +256,46 @@ test('removing a document offers Undo, and Undo brings it back for good', async 
   await page.reload();
   await expect(item).toHaveCount(1);
   await expect(item.getByRole('checkbox')).toBeChecked();
+});
+
+test('no engine: one click loads the recommended local model (from the hub mirror), then asking answers at once', async ({
+  browser,
+}) => {
+  // Needs the real SmolLM2 weights (`npm run models`); without them this test has nothing to load.
+  test.skip(!existsSync(resolve(REAL_MODELS_HUB, 'QuantFactory')), 'npm run models has not run');
+  const mirror = await startHubMirror();
+  const own: string[] = [];
+  const local = await openLocalPage(browser, own, problems);
+  try {
+    await local.setViewportSize({ width: 1440, height: 900 });
+    await local.goto('/');
+    await expect(local.getByTestId('worker-status')).toContainText('Workers ready');
+    await dropFiles(local, [bookFile(ALICE)]);
+    await expect(local.getByTestId('library-item')).toContainText(/\d+ fragments/);
+    const offer = local.getByTestId('engine-offer');
+    await expect(offer).toContainText('No answer engine is set up yet');
+    // Point the catalogue's downloads at the local mirror (a person would keep huggingface.co).
+    await local.getByText('Download from another hub or mirror').click();
+    await local.getByLabel('Model hub').fill(mirror.url.replace(/\/$/, ''));
+    await offer
+      .getByRole('button', {
+        name: /^Use SmolLM2 135M Instruct in this browser \(98 MB download\)/,
+      })
+      .click();
+    await expect(local.getByTestId('local-model-ready')).toContainText('SmolLM2', {
+      timeout: 90_000,
+    });
+    await local.getByLabel('Question').fill(QUESTION);
+    await local.getByRole('button', { name: 'Ask', exact: true }).click();
+    // Answered without pressing Answer: the run starts with the loaded model by itself. (Its
+    // 2,000-word prompt takes this shared CPU minutes to measure and read, and Stop does not
+    // interrupt the measuring: the test ends with the page.)
+    const answerPanel = local.getByTestId('answer-panel');
+    await expect(answerPanel).toHaveAttribute('data-state', /preparing|streaming|done/);
+    await expect(answerPanel.getByTestId('answer-status')).toContainText('SmolLM2');
+    expect(own.filter((u) => !isLocal(u))).toEqual([]);
+  } finally {
+    await local.context().close();
+    await mirror.close();
+  }
 });

@@ -17,6 +17,7 @@ import type { CitationRecord } from '../../store';
 import { documentOf, selectedFragments } from './fragments';
 import { fitAndGenerate, settledRun } from './generate';
 import { PromptDetails } from './PromptDetails';
+import { formatBytes, ggufCatalogueUrl, RECOMMENDED_GGUF } from '../../llm/gguf-catalogue';
 import { isApiEngine } from '../../llm/settings';
 import { localSourceKey } from './useLocalModel';
 import { SharedEngineSettings, useEngine } from './useEngine';
@@ -212,6 +213,20 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
     });
   };
 
+  /** One click: the catalogue's recommended GGUF model, downloaded and loaded in wllama. */
+  const useRecommended = () => {
+    const { settings } = engine;
+    const url = ggufCatalogueUrl(RECOMMENDED_GGUF, settings.wllama.hub);
+    engine.setGgufFile(null);
+    engine.changeSettings({ ...settings, kind: 'wllama', wllama: { ...settings.wllama, url } });
+    void engine.local.load({
+      kind: 'wllama',
+      source: { kind: 'url', url },
+      options: { contextSize: settings.wllama.contextSize },
+    });
+    engineBox.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+  };
+
   const copy = async () => {
     if (!run) return;
     try {
@@ -242,8 +257,13 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
       {engine.problem !== null && (
         <p className="engine-offer" data-testid="engine-offer">
           No answer engine is set up yet: you get the passages, not a written answer.{' '}
+          <button type="button" className="link" onClick={useRecommended}>
+            Use {RECOMMENDED_GGUF.label.replace(/ \(.*\)$/, '')} in this browser (
+            {formatBytes(RECOMMENDED_GGUF.bytes)} download)
+          </button>
+          ,{' '}
           <button type="button" className="link" onClick={() => openEngine('wllama')}>
-            Use a model in this browser
+            another model
           </button>{' '}
           or{' '}
           <button type="button" className="link" onClick={() => openEngine('openai')}>
