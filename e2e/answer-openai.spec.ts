@@ -141,8 +141,9 @@ test('a streamed answer cites its excerpts, and a citation opens its fragment', 
   // Copy puts the answer on the clipboard.
   await panel().getByRole('button', { name: 'Copy' }).click();
   await expect(panel().getByTestId('copy-status')).toHaveText('Copied the answer.');
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(
-    'The Mock Turtle learned Reeling and Writhing [1], and the branches of Arithmetic [1, 2].',
+  // Markdown, with the citations resolved to their places in the book.
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toMatch(
+    /^The Mock Turtle learned Reeling and Writhing \[1\], and the branches of Arithmetic \[1, 2\]\.\n\nSources:\n\n- \[1\] pg11\.txt · fragment \d+ · CHAPTER IX[^\n]*\n- \[2\] pg11\.txt · fragment \d+[^\n]*\n$/,
   );
 });
 

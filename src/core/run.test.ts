@@ -192,6 +192,27 @@ describe('the code relation in a run', () => {
     expect(r.explanations.get(r.selection.ranked[0])!.rank).toBe(0);
   });
 
+  it('merges overlapping selected windows into spans, with the book left out', () => {
+    const run = buildRun([book, repo]);
+    // Windows 2 (a.js:1-20) and 3 (a.js:11-30) rank first, then 4 (b.js:1-20).
+    const s = Float64Array.of(0.1, 0.2, 1, 0.9, 0.6);
+    const r = rankRun(run, s, {
+      relations: ['code'],
+      budget: Infinity,
+      maxSelected: 2,
+      mergeWindows: true,
+    });
+    // 40 lines: a.js 1-30 (20 + 10 new lines), then b.js's 20 would pass 40; nothing else fits.
+    expect([...r.selection.indices]).toEqual([2, 3]);
+    expect(r.selection.used).toBe(30);
+    expect(r.spans).toEqual([
+      { file: 'repo\u0000a.js', first: 1, last: 30, windows: [2, 3], rank: 0, best: 2 },
+    ]);
+    // The book's fragments are no windows and are never taken.
+    const wide = rankRun(run, s, { relations: ['code'], maxSelected: 10, mergeWindows: true });
+    expect([...wide.selection.indices]).toEqual([2, 3, 4]);
+  });
+
   it('reads window labels and finds the windows around a line', () => {
     expect(parseWindowLabel('src/a:b.js:11-30')).toEqual({
       path: 'src/a:b.js',

@@ -16,6 +16,7 @@
  * stored relations: it is a few linear passes, never a re-embedding.
  */
 import { buildBm25Index, bm25Scores, rescaleByMax, type Bm25Index } from './bm25';
+import { selectWindowSpans, type WindowRef, type WindowSpan } from './code/spans';
 import { explain, fragRelScores, selectByBudget } from './fragrel';
 import { topK } from './heap';
 import { hybridScores } from './hybrid';
@@ -199,6 +200,12 @@ export interface RankOptions {
    * still count as neighbours in Eq. 9, but are never listed or selected.
    */
   exclude: ArrayLike<number>;
+  /**
+   * Code: select windows by new lines and merge overlapping ones into spans (code/spans.ts), the
+   * budget being `maxSelected` windows of `windowLines` lines. Off: Eq. 11 over whole fragments.
+   */
+  mergeWindows: boolean;
+  windowLines: number;
 }
 
 export const defaultRankOptions: Readonly<RankOptions> = Object.freeze({
@@ -210,6 +217,8 @@ export const defaultRankOptions: Readonly<RankOptions> = Object.freeze({
   contributorsPerKind: defaultFragRelOptions.contributorsPerKind,
   maxSelected: defaultFragRelOptions.maxSelected,
   exclude: Object.freeze([]) as ArrayLike<number>,
+  mergeWindows: false,
+  windowLines: 20,
 });
 
 export interface RankedRun {
@@ -221,6 +230,21 @@ export interface RankedRun {
   explanations: Map<number, Explanation>;
   /** Final score of the lowest-ranked selected fragment (0 when none). */
   cutoff: number;
+  /** With `mergeWindows`: the selected windows merged per file, and the windows left as repeats. */
+  spans?: WindowSpan[];
+  duplicateOf?: Map<number, number>;
+}
+
+/** The run's fragments as code windows (null where a label is not `path:first-last`). */
+export function runWindows(run: Pick<Run, 'documents' | 'labels'>): (WindowRef | null)[] {
+  const out: (WindowRef | null)[] = new Array(run.labels.length).fill(null);
+  for (const d of run.documents) {
+    for (let i = d.offset; i < d.offset + d.count; i++) {
+      const w = parseWindowLabel(run.labels[i]);
+      if (w) out[i] = { file: `${d.docId}\u0000${w.path}`, first: w.first, last: w.last };
+    }
+  }
+  return out;
 }
 
 /** The relations a run uses for the given kinds. A kind whose data is missing is left out. */
@@ -264,7 +288,21 @@ export function rankRun(
   const keep = rankable(run.size, o.exclude);
   let selection: Selection;
   let top: Uint32Array;
-  if (!keep) {
+  let merged: ReturnType<typeof selectWindowSpans> | undefined;
+  if (o.mergeWindows) {
+    merged = selectWindowSpans(scores.final, runWindows(run), {
+      maxWindows: o.maxSelected,
+      windowLines: o.windowLines,
+      exclude: o.exclude,
+    });
+    selection = merged.selection;
+    top = keep
+      ? topK(
+          Float64Array.from(keep, (i) => scores.final[i]),
+          o.listed,
+        ).map((k) => keep[k])
+      : topK(scores.final, o.listed);
+  } else if (!keep) {
     selection = selectByBudget(scores.final, run.costs, o.budget, { maxSelected: o.maxSelected });
     top = topK(scores.final, o.listed);
   } else {
@@ -298,6 +336,7 @@ export function rankRun(
     top,
     explanations,
     cutoff: last === undefined ? 0 : scores.final[last],
+    ...(merged && { spans: merged.spans, duplicateOf: merged.duplicateOf }),
   };
 }
 

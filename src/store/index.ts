@@ -65,6 +65,7 @@ export {
   type FragmentRef,
   type LibrarySchema,
   type Migration,
+  type CitationRecord,
   type QuestionRecord,
   type RelationParams,
   type RelationParamValue,

@@ -495,6 +495,38 @@ describe('settings', () => {
 });
 
 describe('question history', () => {
+  it('keeps an answer with its citations, settings and engine; older records without them still read', async () => {
+    await library.addQuestion({
+      id: 'old',
+      question: 'Before citations were kept?',
+      docIds: ['a'],
+      selected: [],
+      date: 1,
+    });
+    await library.addQuestion({
+      id: 'qa',
+      question: 'Who is the Cheshire Cat?',
+      docIds: ['a'],
+      selected: [{ docId: 'a', ordinal: 30 }],
+      settings: { alpha: 0.5, budget: 2000 },
+      date: 2,
+    });
+    const citations = [{ label: 1, docId: 'a', ordinal: 30, location: 'pg11.txt · fragment 31' }];
+    expect(
+      await library.setQuestionAnswer('qa', 'A grinning cat [1].', { citations, engine: 'OpenAI' }),
+    ).toBe(true);
+    expect(await library.setQuestionAnswer('gone', 'x')).toBe(false);
+    const [qa, old] = await library.listQuestions();
+    expect(qa).toMatchObject({
+      answer: 'A grinning cat [1].',
+      citations,
+      settings: { alpha: 0.5, budget: 2000 },
+      engine: 'OpenAI',
+    });
+    expect(old.citations).toBeUndefined();
+    expect(old.answer).toBeUndefined();
+  });
+
   it('lists questions by date, newest first, whatever the insertion order', async () => {
     const ref = [{ docId: 'a', ordinal: 3 }];
     await library.addQuestion({

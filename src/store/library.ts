@@ -63,6 +63,7 @@ import {
   type FragmentRef,
   type LibraryDb,
   type LibraryStoreName,
+  type CitationRecord,
   type QuestionRecord,
   type FragmentsRecord,
   type RelationRecord,
@@ -121,6 +122,9 @@ export interface NewQuestion {
   docIds: string[];
   selected: FragmentRef[];
   answer?: string;
+  citations?: CitationRecord[];
+  settings?: Record<string, unknown>;
+  engine?: string;
   /** Default: now. */
   date?: number;
   /** Default: a random UUID. */
@@ -714,6 +718,9 @@ export class Library {
       selected: input.selected.map(({ docId, ordinal }) => ({ docId, ordinal })),
     };
     if (input.answer !== undefined) record.answer = input.answer;
+    if (input.citations) record.citations = input.citations.map((c) => ({ ...c }));
+    if (input.settings) record.settings = structuredClone(input.settings);
+    if (input.engine !== undefined) record.engine = input.engine;
     return this.guard(
       async () => {
         await this.db.put('questions', record);
@@ -726,15 +733,27 @@ export class Library {
     );
   }
 
-  /** Store the answer of a recorded question. Returns false if the question is gone. */
-  setQuestionAnswer(id: string, answer: string): Promise<boolean> {
+  /**
+   * Store the answer of a recorded question, with what its citations stand for and the engine
+   * that wrote it. Returns false if the question is gone.
+   */
+  setQuestionAnswer(
+    id: string,
+    answer: string,
+    extra: { citations?: CitationRecord[]; engine?: string } = {},
+  ): Promise<boolean> {
     return this.guard(
       () => {
         const tx = this.db.transaction('questions', 'readwrite');
         return commit(tx, async () => {
           const record = await tx.store.get(id);
           if (!record) return false;
-          await tx.store.put({ ...record, answer });
+          await tx.store.put({
+            ...record,
+            answer,
+            ...(extra.citations && { citations: extra.citations.map((c) => ({ ...c })) }),
+            ...(extra.engine !== undefined && { engine: extra.engine }),
+          });
           return true;
         });
       },

@@ -173,6 +173,23 @@ export interface QuestionRecord {
   date: number;
   selected: FragmentRef[];
   answer?: string;
+  /**
+   * What the answer's citation labels stand for, `[label]` -> a fragment and its place. Optional
+   * fields need no migration: records written before them simply lack them.
+   */
+  citations?: CitationRecord[];
+  /** The retrieval settings the question was asked with (alpha, w_rel, budget, ...). */
+  settings?: Record<string, unknown>;
+  /** The engine that wrote the answer, as shown to the person. */
+  engine?: string;
+}
+
+/** One citation label of a stored answer. */
+export interface CitationRecord {
+  label: number;
+  docId: string;
+  ordinal: number;
+  location: string;
 }
 
 /** One round of a stored conversation: the person's message and the reply to it. */

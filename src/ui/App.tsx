@@ -1,5 +1,11 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { openLibrary, requestPersistentStorage, type DocumentRecord, type Library } from '../store';
+import {
+  openLibrary,
+  requestPersistentStorage,
+  type CitationRecord,
+  type DocumentRecord,
+  type Library,
+} from '../store';
 import { WorkerClient } from '../workers/client';
 import type { IndexApi } from '../workers/index-handlers';
 import { isAbortError } from '../workers/protocol';
@@ -13,7 +19,11 @@ import { DropZone, type DroppedFolder } from './components/DropZone';
 import { ExplanationView } from './components/ExplanationView';
 import { LibraryPanel, type Job } from './components/LibraryPanel';
 import { RankedList } from './components/RankedList';
+import { ThemeSwitch } from './components/ThemeSwitch';
+import { FindInBook, findInRun } from './components/FindInBook';
+import { HistoryPanel } from './history/HistoryPanel';
 import { Reader } from './components/Reader';
+import { budgetLine } from '../core/why/reasons';
 import { AnswerPanel } from './answer/AnswerPanel';
 import { PipelinesPanel } from './pipelines/PipelinesPanel';
 import { EngineProvider } from './answer/useEngine';
@@ -46,6 +56,9 @@ export const defaultRetrievalSettings: Readonly<RetrievalSettings> =
     scoring: 'dense',
     budget: 2000,
   });
+
+/** How long a removed document can be brought back. */
+const UNDO_MS = 15_000;
 
 const ACCEPT = '.txt,.md,.markdown,.html,.htm,.xhtml,.epub,.pdf,.zip';
 
@@ -168,6 +181,13 @@ function Workspace({
   const [embedded, setEmbedded] = useState(0);
   const [view, setView] = useState<MainView>('ask');
   const [reports, setReports] = useState<RepositoryReportEntry[]>([]);
+  // Answer first: each Ask is numbered so the answer panel answers it once.
+  const [askSeq, setAskSeq] = useState(0);
+  // The citation that opened the reader: its claim, and a counter to scroll on every click.
+  const [citation, setCitation] = useState<{ claim: string; seq: number } | null>(null);
+  // The question history: the record id of each question asked this session, by its text.
+  const [historyVersion, setHistoryVersion] = useState(0);
+  const questionIds = useRef(new Map<string, string>());
   const nextReport = useRef(1);
   const queue = useRef<Promise<unknown>>(Promise.resolve());
   const queryAbort = useRef<AbortController | null>(null);
@@ -362,23 +382,49 @@ function Workspace({
     [runJob, service, indexSettings, retrieval, result, refreshDocuments],
   );
 
+  // Removing is recoverable: the document leaves the list at once, and is deleted from the
+  // store only when the Undo offer runs out (or another document is removed). Closing the page
+  // before then keeps it.
+  const [removing, setRemoving] = useState<DocumentRecord | null>(null);
+  const removal = useRef<{ doc: DocumentRecord; timer: ReturnType<typeof setTimeout> } | null>(
+    null,
+  );
+  const commitRemoval = useCallback(async () => {
+    const pending = removal.current;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    removal.current = null;
+    setRemoving(null);
+    try {
+      await service.remove(pending.doc.id);
+      await retrieval.call('forget', { docIds: [pending.doc.id] });
+      await refreshDocuments();
+    } catch (e) {
+      notify('error', (e as Error).message);
+    }
+  }, [notify, refreshDocuments, retrieval, service]);
   const onDelete = useCallback(
     async (doc: DocumentRecord) => {
-      try {
-        await service.remove(doc.id);
-        await retrieval.call('forget', { docIds: [doc.id] });
-        setTicked((t) => new Set([...t].filter((id) => id !== doc.id)));
-        if (result?.documents.some((d) => d.docId === doc.id)) setResult(null);
-        await refreshDocuments();
-      } catch (e) {
-        notify('error', (e as Error).message);
-      }
+      await commitRemoval();
+      removal.current = { doc, timer: setTimeout(() => void commitRemoval(), UNDO_MS) };
+      setRemoving(doc);
+      setTicked((t) => new Set([...t].filter((id) => id !== doc.id)));
+      if (result?.documents.some((d) => d.docId === doc.id)) setResult(null);
     },
-    [notify, refreshDocuments, result, retrieval, service],
+    [commitRemoval, result],
   );
+  const undoRemoval = useCallback(() => {
+    const pending = removal.current;
+    if (!pending) return;
+    clearTimeout(pending.timer);
+    removal.current = null;
+    setRemoving(null);
+    setTicked((t) => new Set([...t, pending.doc.id]));
+  }, []);
+  useEffect(() => () => clearTimeout(removal.current?.timer), []);
 
   const runQuery = useCallback(
-    async (q: string, settings: RetrievalSettings) => {
+    async (q: string, settings: RetrievalSettings, asking = false) => {
       queryAbort.current?.abort();
       const controller = new AbortController();
       queryAbort.current = controller;
@@ -397,6 +443,22 @@ function Workspace({
           { signal: controller.signal },
         );
         setResult(r);
+        // A new question (not a re-rank): the answer panel may answer it at once, and the
+        // history keeps it with the settings it was asked with.
+        if (asking) {
+          setAskSeq((n) => n + 1);
+          const selected = Array.from(r.selected, (i) => {
+            const d = r.documents.find((x) => i >= x.offset && i < x.offset + x.count)!;
+            return { docId: d.docId, ordinal: i - d.offset };
+          });
+          void library
+            .addQuestion({ question: q, docIds, selected, settings: { ...settings } })
+            .then((record) => {
+              questionIds.current.set(q, record.id);
+              setHistoryVersion((v) => v + 1);
+            })
+            .catch((e: Error) => notify('error', e.message));
+        }
         setFocused((f) =>
           f !== null && f < r.final.length ? f : (r.selectedRanked[0] ?? r.top[0] ?? null),
         );
@@ -412,7 +474,7 @@ function Workspace({
         if (queryAbort.current === controller) setBusy(false);
       }
     },
-    [documents, indexSettings, notify, retrieval, service, sources, ticked],
+    [documents, indexSettings, library, notify, retrieval, service, sources, ticked],
   );
 
   const ask = (e: React.FormEvent) => {
@@ -421,8 +483,37 @@ function Workspace({
     if (!q) return;
     setAsked(q);
     setFocused(null);
-    void runQuery(q, retrievalSettings);
+    setCitation(null);
+    void runQuery(q, retrievalSettings, true);
   };
+  // Picking a fragment from the strip, the list or the reader drops the citation's marks.
+  const pick = useCallback((index: number) => {
+    setFocused(index);
+    setCitation(null);
+  }, []);
+  const onAnswered = useCallback(
+    (a: { question: string; text: string; citations: CitationRecord[]; engine: string }) => {
+      const id = questionIds.current.get(a.question);
+      const stored = id
+        ? library.setQuestionAnswer(id, a.text, { citations: a.citations, engine: a.engine })
+        : library.addQuestion({
+            question: a.question,
+            docIds: [...new Set(a.citations.map((c) => c.docId))],
+            selected: [],
+            answer: a.text,
+            citations: a.citations,
+            engine: a.engine,
+          });
+      void Promise.resolve(stored)
+        .then(() => setHistoryVersion((v) => v + 1))
+        .catch((e: Error) => notify('error', e.message));
+    },
+    [library, notify],
+  );
+  const onCite = useCallback((index: number, claim?: string) => {
+    setFocused(index);
+    setCitation((c) => ({ claim: claim ?? '', seq: (c?.seq ?? 0) + 1 }));
+  }, []);
 
   // alpha, w_rel, relation kinds, scoring and budget re-rank the asked question at once.
   const onRetrievalSettings = (next: RetrievalSettings) => {
@@ -432,6 +523,16 @@ function Workspace({
   };
 
   const selected = useMemo(() => new Set(result?.selected ?? []), [result]);
+  const [findPhrase, setFindPhrase] = useState('');
+  const found = useMemo(
+    () => (result ? findInRun(result, sources, findPhrase) : { hits: [], matches: 0 }),
+    [result, sources, findPhrase],
+  );
+  const findHits = useMemo(() => new Set(found.hits), [found]);
+  const line = useMemo(
+    () => (result ? budgetLine(result.final, result.selected, result.excluded) : null),
+    [result],
+  );
   // Dense scores of a book sit in a narrow band (GloVe cosines near 0.5): draw the band, not 0..1.
   const scale = useMemo(() => {
     if (!result) return { low: 0, high: 1 };
@@ -456,6 +557,7 @@ function Workspace({
     [documents, ticked],
   );
   const codeMode = tickedCode.length > 0 && tickedCode.length === tickedCount;
+  const onHistoryError = useCallback((message: string) => notify('error', message), [notify]);
   const onCodeError = useCallback((message: string) => notify('error', message), [notify]);
   const codeSource = useCallback((id: string) => service.source(id), [service]);
 
@@ -468,7 +570,7 @@ function Workspace({
           <p role="status">Opening your library…</p>
         ) : (
           <LibraryPanel
-            documents={documents}
+            documents={documents.filter((d) => d.id !== removing?.id)}
             jobs={jobs}
             ticked={ticked}
             onTick={(id, on) =>
@@ -511,10 +613,25 @@ function Workspace({
         <p className="stats">
           <a href="./models.html">Check an embedding model</a>
         </p>
+        <HistoryPanel
+          library={library}
+          version={historyVersion}
+          onAsk={(q) => setQuestion(q)}
+          onError={onHistoryError}
+        />
+        <ThemeSwitch />
       </aside>
       <main className="main" data-view={view}>
         <ViewSwitch view={view} onView={setView} />
         <div aria-live="polite">
+          {removing && (
+            <div className="notice notice--info" role="status" data-testid="undo-remove">
+              Removed “{removing.name}” from the library.{' '}
+              <button type="button" onClick={undoRemoval}>
+                Undo
+              </button>
+            </div>
+          )}
           {notices.map((n) => (
             <div
               key={n.id}
@@ -579,6 +696,83 @@ function Workspace({
                 Ask
               </button>
             </form>
+            <div className="results" data-testid="results">
+              <div className="results__answer">
+                <AnswerPanel
+                  result={result}
+                  sources={sources}
+                  onCite={onCite}
+                  autoAnswer={askSeq || undefined}
+                  onAnswered={onAnswered}
+                />
+              </div>
+              <div className="results__evidence">
+                {busy && !result && <p role="status">Finding the passages…</p>}
+                {result && (
+                  <section aria-label="Evidence" data-testid="retrieval">
+                    <h2 className="card__title">Evidence</h2>
+                    <p className="stats" data-testid="retrieval-summary">
+                      {result.selected.length} passages used ({result.used.toLocaleString()} of{' '}
+                      {result.budget.toLocaleString()} words of context) for “{result.question}” ·
+                      scored in {result.timings.independentMs.toFixed(0)} ms, ranked in{' '}
+                      <span data-testid="rerank-ms">{result.timings.rerankMs.toFixed(1)}</span> ms
+                    </p>
+                    <ScoringNotice result={result} />
+                    <FindInBook
+                      phrase={findPhrase}
+                      onPhrase={setFindPhrase}
+                      found={found}
+                      focused={focused}
+                      onPick={pick}
+                    />
+                    {result.documents.map((d) => (
+                      <DocumentStrip
+                        hits={findHits}
+                        key={d.docId}
+                        doc={d}
+                        independent={result.independent}
+                        environment={result.environment}
+                        final={result.final}
+                        selected={selected}
+                        cutoff={line}
+                        scale={scale}
+                        focused={focused}
+                        onPick={pick}
+                      />
+                    ))}
+                    <div className="panel">
+                      {focused !== null && (
+                        <div className="card">
+                          <Reader
+                            result={result}
+                            index={focused}
+                            citation={citation}
+                            source={
+                              sources.get(
+                                result.documents.find(
+                                  (d) => focused >= d.offset && focused < d.offset + d.count,
+                                )?.docId ?? '',
+                              ) ?? null
+                            }
+                            onPick={pick}
+                          />
+                          <ExplanationView result={result} index={focused} onPick={pick} />
+                        </div>
+                      )}
+                      <div className="card">
+                        <h2 className="card__title">Passages by relevance</h2>
+                        <RankedList
+                          result={result}
+                          focused={focused}
+                          onPick={pick}
+                          source={(id) => sources.get(id) ?? null}
+                        />
+                      </div>
+                    </div>
+                  </section>
+                )}
+              </div>
+            </div>
             <Controls
               retrieval={retrievalSettings}
               index={indexSettings}
@@ -586,61 +780,6 @@ function Workspace({
               onRetrieval={onRetrievalSettings}
               onIndex={onIndexSettings}
             />
-            {busy && !result && <p role="status">Scoring fragments…</p>}
-            {result && (
-              <section aria-label="Retrieval" data-testid="retrieval">
-                <p className="stats" data-testid="retrieval-summary">
-                  {result.selected.length} fragments selected ({result.used.toLocaleString()} of{' '}
-                  {result.budget.toLocaleString()} words) for “{result.question}” · scored in{' '}
-                  {result.timings.independentMs.toFixed(0)} ms, ranked in{' '}
-                  <span data-testid="rerank-ms">{result.timings.rerankMs.toFixed(1)}</span> ms
-                </p>
-                <ScoringNotice result={result} />
-                {result.documents.map((d) => (
-                  <DocumentStrip
-                    key={d.docId}
-                    doc={d}
-                    independent={result.independent}
-                    environment={result.environment}
-                    final={result.final}
-                    selected={selected}
-                    cutoff={result.cutoff}
-                    scale={scale}
-                    focused={focused}
-                    onPick={setFocused}
-                  />
-                ))}
-                <div className="panel">
-                  <div className="card">
-                    <h2 className="card__title">Ranked by final score</h2>
-                    <RankedList
-                      result={result}
-                      focused={focused}
-                      onPick={setFocused}
-                      source={(id) => sources.get(id) ?? null}
-                    />
-                  </div>
-                  {focused !== null && (
-                    <div className="card">
-                      <Reader
-                        result={result}
-                        index={focused}
-                        source={
-                          sources.get(
-                            result.documents.find(
-                              (d) => focused >= d.offset && focused < d.offset + d.count,
-                            )?.docId ?? '',
-                          ) ?? null
-                        }
-                        onPick={setFocused}
-                      />
-                      <ExplanationView result={result} index={focused} onPick={setFocused} />
-                    </div>
-                  )}
-                </div>
-              </section>
-            )}
-            <AnswerPanel result={result} sources={sources} onCite={setFocused} />
             <PipelinesPanel
               result={result}
               sources={sources}

@@ -58,6 +58,20 @@ export interface RunDocument {
 /** A fragment's three scores and the contributors to its environment score (core's Explanation). */
 export type FragmentExplanation = Explanation;
 
+/** Selected code windows of one file merged into one span of lines. */
+export interface RetrievalSpan {
+  docId: string;
+  path: string;
+  first: number;
+  last: number;
+  start: number;
+  end: number;
+  /** Member windows (run indices), ascending; `best` the best-ranked of them, `rank` its rank. */
+  windows: number[];
+  best: number;
+  rank: number;
+}
+
 export interface RetrievalResult {
   question: string;
   /** Query terms after tokenizing, for highlighting in the reader. */
@@ -88,6 +102,13 @@ export interface RetrievalResult {
   maxSelected?: number;
   /** Fragments kept out of the ranking (a completion's cursor windows), ascending; absent when none. */
   excluded?: Uint32Array;
+  /**
+   * Code with merged windows: the selected windows merged per file (what the prompt quotes; char
+   * span [start, end) of the document's source), and the windows left out as repeats of a
+   * selected one. `used`/`budget` then count lines.
+   */
+  spans?: RetrievalSpan[];
+  repeats?: Record<number, number>;
   settings: RetrievalSettings;
   timings: { independentMs: number; rerankMs: number };
   /** The independent scorer used: `settings.scoring`, or BM25 when the embedder had no vectors. */

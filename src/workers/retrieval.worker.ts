@@ -56,6 +56,8 @@ export interface QueryRequest {
   maxSelected?: number;
   /** A code completion's cursor: the windows around it are kept out of the ranking. */
   cursor?: CompletionCursor;
+  /** Code: select by new lines and merge overlapping windows into spans (core/code/spans.ts). */
+  mergeWindows?: boolean;
 }
 
 export interface ExplainWindowRequest {
@@ -198,6 +200,7 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
     listed: req.listed ?? 40,
     maxSelected: req.maxSelected ?? Infinity,
     exclude: excluded,
+    mergeWindows: req.mergeWindows ?? false,
   });
   const t2 = performance.now();
 
@@ -228,6 +231,32 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
   if (choice.notice) result.scoringNotice = choice.notice;
   if (req.maxSelected !== undefined) result.maxSelected = req.maxSelected;
   if (cursor) result.excluded = Uint32Array.from(excluded);
+  if (ranked.spans) {
+    result.spans = ranked.spans.map((span) => {
+      const doc = run.documents.find(
+        (d) => span.best >= d.offset && span.best < d.offset + d.count,
+      )!;
+      let start = Infinity;
+      let end = 0;
+      for (const w of span.windows) {
+        start = Math.min(start, run.starts[w]);
+        end = Math.max(end, run.ends[w]);
+      }
+      const path = span.file.slice(span.file.indexOf('\u0000') + 1);
+      return {
+        docId: doc.docId,
+        path,
+        first: span.first,
+        last: span.last,
+        start,
+        end,
+        windows: span.windows,
+        rank: span.rank,
+        best: span.best,
+      };
+    });
+    result.repeats = Object.fromEntries(ranked.duplicateOf ?? []);
+  }
   ctx.transfer(
     buffersOf(
       result.starts,

@@ -12,10 +12,15 @@ import { citedLabels } from '../../core/citations';
 import { storyQaPrompt, type Prompt, type PromptSource } from '../../core/prompt';
 import type { FinishReason, GenerateStats, LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
-import { AnswerText } from './AnswerText';
-import { selectedFragments } from './fragments';
+import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
+import { answerMarkdownForCopy } from '../markdown/render';
+import type { CitationRecord } from '../../store';
+import { documentOf, selectedFragments } from './fragments';
 import { fitAndGenerate, settledRun } from './generate';
 import { PromptDetails } from './PromptDetails';
+import { formatBytes, ggufCatalogueUrl, RECOMMENDED_GGUF } from '../../llm/gguf-catalogue';
+import { isApiEngine } from '../../llm/settings';
+import { localSourceKey } from './useLocalModel';
 import { SharedEngineSettings, useEngine } from './useEngine';
 import './answer.css';
 
@@ -24,8 +29,21 @@ export interface AnswerPanelProps {
   result: RetrievalResult | null;
   /** Source text per document id. */
   sources: ReadonlyMap<string, string>;
-  /** Open a fragment in the reader. */
-  onCite: (fragmentIndex: number) => void;
+  /** Open a fragment in the reader; `label`: the citation, `claim`: the answer's sentence. */
+  onCite: (fragmentIndex: number, claim?: string) => void;
+  /**
+   * Answer at once when this changes (a new question was asked) and an engine is ready: an API
+   * engine with its settings, or an in-browser model already loaded. Nothing is downloaded
+   * without a click.
+   */
+  autoAnswer?: number;
+  /** A run ended with some text (done or stopped): for the question history. */
+  onAnswered?: (answer: {
+    question: string;
+    text: string;
+    citations: CitationRecord[];
+    engine: string;
+  }) => void;
 }
 
 type RunStatus = 'preparing' | 'loading' | 'streaming' | 'done' | 'stopped' | 'error';
@@ -52,7 +70,7 @@ const STATUS_TEXT: Record<RunStatus, string> = {
   error: 'The answer could not be completed.',
 };
 
-export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
+export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }: AnswerPanelProps) {
   const engine = useEngine();
   const [run, setRun] = useState<Run | null>(null);
   const [copied, setCopied] = useState<'copied' | 'failed' | null>(null);
@@ -127,23 +145,96 @@ export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
     const { outcome } = generated;
     if (abort.current === controller) abort.current = null;
     update({ ...settledRun(outcome), ...(outcome.ok ? { finish: outcome.finish } : {}) });
-  }, [result, fragments, engine]);
+    const text = outcome.text;
+    if (text && onAnswered) {
+      // Each label as the history keeps it: the document and the fragment's ordinal in it.
+      const citations: CitationRecord[] = [];
+      for (const s of generated.prompt.sources) {
+        const doc = documentOf(result, s.index);
+        if (doc)
+          citations.push({
+            label: s.label,
+            docId: doc.docId,
+            ordinal: s.index - doc.offset,
+            location: s.location,
+          });
+      }
+      onAnswered({ question, text, citations, engine: llm.label });
+    }
+  }, [result, fragments, engine, onAnswered]);
 
   const stop = () => abort.current?.abort();
 
-  const cite = (source: PromptSource) => {
+  // Answer first: a question asked with a ready engine is answered without a second click.
+  const ready =
+    engine.problem === null &&
+    (isApiEngine(engine.settings.kind) ||
+      (engine.local.state?.status === 'ready' &&
+        engine.localSource !== null &&
+        engine.local.state.key === localSourceKey(engine.localSource)));
+  // Decided once per question, when its fragments' text is at hand: an engine set up later does
+  // not answer an older question by itself (it might be one the person never meant to send).
+  const answered = useRef<number | undefined>(autoAnswer);
+  useEffect(() => {
+    if (autoAnswer === undefined || answered.current === autoAnswer || !fragments) return;
+    if (!ready || blocker !== null || busy) {
+      answered.current = autoAnswer;
+      return;
+    }
+    // Started from a task, not the effect body: the run's own state updates then render once.
+    const start = setTimeout(() => {
+      answered.current = autoAnswer;
+      void answer();
+    }, 0);
+    return () => clearTimeout(start);
+  }, [autoAnswer, fragments, ready, blocker, busy, answer]);
+
+  const cite = (source: PromptSource, claim?: string) => {
     setActiveLabel(source.label);
-    onCite(source.index);
-    // The reader is in the retrieval panel above: bring it into view.
-    requestAnimationFrame(() =>
-      document.querySelector('.reader')?.scrollIntoView({ block: 'nearest', behavior: 'smooth' }),
-    );
+    // The reader scrolls itself to the cited fragment and marks the supporting sentences.
+    onCite(source.index, claim);
+  };
+
+  const engineBox = useRef<HTMLDivElement>(null);
+  /** The one-line offer: switch to that kind of engine and put the cursor where it needs input. */
+  const openEngine = (kind: 'wllama' | 'openai') => {
+    if (
+      engine.settings.kind !== kind &&
+      !(kind === 'openai' && isApiEngine(engine.settings.kind))
+    ) {
+      engine.changeSettings({ ...engine.settings, kind });
+    }
+    requestAnimationFrame(() => {
+      const box = engineBox.current;
+      box?.scrollIntoView({ block: 'start', behavior: 'smooth' });
+      const field = box?.querySelector<HTMLInputElement>(
+        kind === 'openai' ? 'input[type="password"], input[id$="-key"]' : 'input[id$="-url"]',
+      );
+      field?.focus({ preventScroll: true });
+    });
+  };
+
+  /** One click: the catalogue's recommended GGUF model, downloaded and loaded in wllama. */
+  const useRecommended = () => {
+    const { settings } = engine;
+    const url = ggufCatalogueUrl(RECOMMENDED_GGUF, settings.wllama.hub);
+    engine.setGgufFile(null);
+    engine.changeSettings({ ...settings, kind: 'wllama', wllama: { ...settings.wllama, url } });
+    void engine.local.load({
+      kind: 'wllama',
+      source: { kind: 'url', url },
+      options: { contextSize: settings.wllama.contextSize },
+    });
+    engineBox.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
   };
 
   const copy = async () => {
     if (!run) return;
     try {
-      await navigator.clipboard.writeText(run.text);
+      // Markdown with each citation resolved to its place in the book.
+      await navigator.clipboard.writeText(
+        answerMarkdownForCopy(run.text, run.prompt?.sources ?? []),
+      );
       setCopied('copied');
     } catch {
       setCopied('failed');
@@ -164,7 +255,24 @@ export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
       <h2 id="answer-title" className="card__title">
         Answer
       </h2>
-      <SharedEngineSettings busy={busy} />
+      {engine.problem !== null && (
+        <p className="engine-offer" data-testid="engine-offer">
+          No answer engine is set up yet: you get the passages, not a written answer.{' '}
+          <button type="button" className="link" onClick={useRecommended}>
+            Use {RECOMMENDED_GGUF.label.replace(/ \(.*\)$/, '')} in this browser (
+            {formatBytes(RECOMMENDED_GGUF.bytes)} download)
+          </button>
+          ,{' '}
+          <button type="button" className="link" onClick={() => openEngine('wllama')}>
+            another model
+          </button>{' '}
+          or{' '}
+          <button type="button" className="link" onClick={() => openEngine('openai')}>
+            use an API key
+          </button>
+          .
+        </p>
+      )}
       <div className="answer__actions">
         <button
           type="button"
@@ -223,11 +331,7 @@ export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
               data-prompt-tokens-per-second={run.stats?.promptTokensPerSecond?.toFixed(1) ?? ''}
               data-prompt-tokens={run.stats?.promptTokens ?? ''}
             >
-              {run.prompt ? (
-                <AnswerText text={run.text} sources={run.prompt.sources} onCite={cite} />
-              ) : (
-                run.text
-              )}
+              <MarkdownAnswer text={run.text} sources={run.prompt?.sources ?? null} onCite={cite} />
             </div>
           )}
           {run.error && (
@@ -263,6 +367,9 @@ export function AnswerPanel({ result, sources, onCite }: AnswerPanelProps) {
           )}
         </div>
       )}
+      <div className="answer__engine" ref={engineBox}>
+        <SharedEngineSettings busy={busy} />
+      </div>
     </section>
   );
 }

@@ -29,6 +29,44 @@ describe('selectedFragments', () => {
     expect(fragmentLocation(result, 3)).toBe('two.txt · fragment 1');
   });
 
+  it('quotes merged code spans once, cited by their best window', () => {
+    const merged = {
+      ...result,
+      spans: [
+        {
+          docId: 'd1',
+          path: 'a.js',
+          first: 1,
+          last: 30,
+          start: 0,
+          end: 14,
+          windows: [0, 1, 2],
+          best: 1,
+          rank: 1,
+        },
+        {
+          docId: 'd2',
+          path: 'b.js',
+          first: 1,
+          last: 20,
+          start: 0,
+          end: 4,
+          windows: [3],
+          best: 3,
+          rank: 0,
+        },
+      ],
+    } as RetrievalResult;
+    const sources = new Map([
+      ['d1', source],
+      ['d2', source],
+    ]);
+    expect(selectedFragments(merged, sources)).toEqual([
+      { index: 1, rank: 1, location: 'one.txt · fragment 2 · a.js:1-30', text: 'aaaa bbbb cccc' },
+      { index: 3, rank: 0, location: 'two.txt · fragment 1 · b.js:1-20', text: 'aaaa' },
+    ]);
+  });
+
   it('waits for the text of every document involved', () => {
     expect(selectedFragments(result, new Map([['d1', source]]))).toBeNull();
   });

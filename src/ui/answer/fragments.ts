@@ -24,6 +24,24 @@ export function selectedFragments(
   result: RetrievalResult,
   sources: ReadonlyMap<string, string>,
 ): PromptFragment[] | null {
+  if (result.spans) {
+    // Code windows merged into spans (core/code/spans.ts): each line once; a citation opens the
+    // span's best-ranked window.
+    const byRank = [...result.spans].sort((a, b) => a.rank - b.rank);
+    const out: PromptFragment[] = [];
+    for (const span of result.spans) {
+      const text = sources.get(span.docId);
+      if (text === undefined) return null;
+      const doc = documentOf(result, span.best);
+      out.push({
+        index: span.best,
+        rank: byRank.indexOf(span),
+        location: `${doc?.name ?? 'repository'} · fragment ${span.best - (doc?.offset ?? 0) + 1} · ${span.path}:${span.first}-${span.last}`,
+        text: text.slice(span.start, span.end),
+      });
+    }
+    return out;
+  }
   const rankOf = new Map<number, number>();
   result.selectedRanked.forEach((index, rank) => rankOf.set(index, rank));
   const out: PromptFragment[] = [];

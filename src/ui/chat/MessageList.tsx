@@ -5,6 +5,7 @@
 import { useEffect, useRef } from 'react';
 import type { ChatRoundRecord } from '../../store';
 import type { LlmError } from '../../llm/types';
+import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
 
 export type PendingStatus = 'preparing' | 'loading' | 'streaming' | 'error';
 
@@ -84,9 +85,12 @@ export function MessageList({
           </div>
           <div className="msg msg--assistant">
             <span className="msg__who">Assistant</span>
-            <p className="msg__text" data-testid="chat-reply">
-              {round.assistant}
-            </p>
+            <MarkdownAnswer
+              text={round.assistant}
+              sources={null}
+              className="msg__text"
+              testId="chat-reply"
+            />
             {round.stopped && <p className="stats">Stopped before the end.</p>}
           </div>
         </li>
@@ -108,9 +112,14 @@ export function MessageList({
               {PENDING_TEXT[pending.status]}
             </p>
             {pending.text && (
-              <p className="msg__text" aria-live="polite" data-testid="chat-streaming">
-                {pending.text}
-              </p>
+              <div aria-live="polite">
+                <MarkdownAnswer
+                  text={pending.text}
+                  sources={null}
+                  className="msg__text"
+                  testId="chat-streaming"
+                />
+              </div>
             )}
             {pending.error && (
               <div

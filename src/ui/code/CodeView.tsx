@@ -189,6 +189,7 @@ export function CodeView({
             semanticK: indexSettings.semanticK,
             settings: retrievalSettingsOf(s),
             maxSelected: s.topWindows,
+            mergeWindows: true,
             cursor: req.kind === 'completion' ? req.cursor : undefined,
             listed: 40,
           },
@@ -319,7 +320,10 @@ export function CodeView({
       {busy && !result && <p role="status">Scoring windows…</p>}
       {result && request && (
         <p className="stats" data-testid="code-summary">
-          {result.selected.length} of {result.final.length.toLocaleString('en')} windows selected{' '}
+          {result.selected.length} of {result.final.length.toLocaleString('en')} windows selected
+          {result.spans
+            ? ` (merged into ${result.spans.length} ${result.spans.length === 1 ? 'span' : 'spans'}, ${result.used.toLocaleString('en')} lines, none repeated)`
+            : ''}{' '}
           {request.kind === 'question'
             ? `for “${result.question}”`
             : `for the completion at ${request.cursor.path}:${request.cursor.line} (query: the lines before it)`}{' '}

@@ -99,7 +99,9 @@ export function WindowDetails({
           ? '. It holds the cursor, so it is kept out of the ranking.'
           : result.selected.includes(index)
             ? '. It is among the windows handed to the model.'
-            : '.'}
+            : result.repeats?.[index] !== undefined
+              ? `. Its lines are already in the context (a near-duplicate of selected window ${result.labels[result.repeats[index]]}), so it is not quoted again.`
+              : '.'}
       </p>
       {ex &&
         Object.entries(ex.byKind).map(([kind, part]) => (

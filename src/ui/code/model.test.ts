@@ -95,6 +95,45 @@ describe('the code panel model', () => {
     expect(retrievedWindows(r, new Map())).toBeNull();
   });
 
+  it('quotes merged spans once each, in document order, when the windows were merged', () => {
+    const r = result();
+    const source = (r as unknown as { source: string }).source;
+    r.selected = Uint32Array.of(0, 1, 2);
+    r.selectedRanked = Uint32Array.of(1, 2, 0);
+    r.spans = [
+      {
+        docId: 'r',
+        path: 'a.js',
+        first: 1,
+        last: 30,
+        start: 0,
+        end: 60,
+        windows: [0, 1],
+        best: 1,
+        rank: 0,
+      },
+      {
+        docId: 'r',
+        path: 'lib/b.js',
+        first: 1,
+        last: 5,
+        start: 60,
+        end: 70,
+        windows: [2],
+        best: 2,
+        rank: 1,
+      },
+    ];
+    const quoted = retrievedWindows(r, new Map([['r', source]]))!;
+    expect(quoted.map((w) => [w.index, w.rank, w.location])).toEqual([
+      [1, 0, 'a.js:1-30'],
+      [2, 1, 'lib/b.js:1-5'],
+    ]);
+    // Lines 11-20 sit in both windows and are quoted once.
+    expect(quoted[0].text).toBe(source.slice(0, 60));
+    expect(quoted[0].text.split('\n').length - 1).toBe(30);
+  });
+
   it('reads a repository document’s files from its sections', () => {
     expect(
       repositoryFilesOf({

@@ -146,6 +146,22 @@ export function retrievedWindows(
   result: RetrievalResult,
   sources: ReadonlyMap<string, string>,
 ): PromptFragment[] | null {
+  if (result.spans) {
+    // Overlapping windows merged (core/code/spans.ts): each line is quoted once.
+    const out: PromptFragment[] = [];
+    const order = [...result.spans].sort((a, b) => a.rank - b.rank);
+    for (const span of result.spans) {
+      const text = sources.get(span.docId);
+      if (text === undefined) return null;
+      out.push({
+        index: span.best,
+        rank: order.indexOf(span),
+        location: `${span.path}:${span.first}-${span.last}`,
+        text: text.slice(span.start, span.end),
+      });
+    }
+    return out;
+  }
   const rankOf = new Map<number, number>();
   result.selectedRanked.forEach((index, rank) => rankOf.set(index, rank));
   const out: PromptFragment[] = [];

@@ -35,85 +35,110 @@ export function Controls({
     );
 
   return (
-    <fieldset className="controls">
-      <legend>Retrieval</legend>
-      <RangeField
-        label="α (environment weight)"
-        ariaLabel="alpha"
-        value={retrieval.alpha}
-        min={0}
-        max={2}
-        step={0.05}
-        digits={2}
-        onChange={(v) => set('alpha', v)}
-      />
-      <RangeField
-        label="w_rel (context decay)"
-        ariaLabel="w_rel"
-        value={retrieval.wRel}
-        min={0}
-        max={0.95}
-        step={0.05}
-        digits={2}
-        onChange={(v) => set('wRel', v)}
-      />
-      <RangeField
-        label="Budget (words)"
-        ariaLabel="budget"
-        value={retrieval.budget}
-        min={500}
-        max={28000}
-        step={500}
-        onChange={(v) => set('budget', v)}
-      />
-      <div className="controls__group" role="group" aria-label="Relations">
-        <span>Relations</span>
-        {(['context', 'semantic'] as const).map((kind) => (
-          <label key={kind} className="inline">
-            <input
-              type="checkbox"
-              checked={retrieval.relations.includes(kind)}
-              onChange={(e) => toggleRelation(kind, e.target.checked)}
-            />
-            {kind}
+    <section className="settings" aria-labelledby="settings-title">
+      <h2 id="settings-title" className="card__title">
+        How passages are chosen
+      </h2>
+      <fieldset className="controls">
+        <legend className="visually-hidden">Retrieval</legend>
+        <RangeField
+          label="How much neighbouring passages count"
+          ariaLabel="alpha"
+          title="α in the paper (Eq. 10): final = own relevance + α × neighbours' relevance. 0 ignores the neighbours."
+          value={retrieval.alpha}
+          min={0}
+          max={2}
+          step={0.05}
+          digits={2}
+          onChange={(v) => set('alpha', v)}
+        />
+        <RangeField
+          label="Context budget (words)"
+          ariaLabel="budget"
+          title="Eq. 11: passages are taken best first until this many words are used; this is what the model reads."
+          value={retrieval.budget}
+          min={500}
+          max={28000}
+          step={500}
+          onChange={(v) => set('budget', v)}
+        />
+      </fieldset>
+      <details className="advanced" data-testid="advanced">
+        <summary>Advanced: the method, its symbols and the index</summary>
+        <p className="help">
+          FragRel scores every fragment c<sub>i</sub> of the text for the question x. Its own
+          relevance s<sub>ind</sub> = sim(x, c<sub>i</sub>) (Eq. 4); its environment s<sub>env</sub>
+          [i] = Σ<sub>j</sub> w<sub>ij</sub> s<sub>ind</sub>[j] / Σ<sub>j</sub> w<sub>ij</sub>, the
+          relevance of related fragments (Eq. 9); the final score s<sub>rel</sub> = s<sub>ind</sub>{' '}
+          + α s<sub>env</sub> (Eq. 10). Fragments are taken by final score until the budget is full
+          (Eq. 11). The context relation weighs neighbours by w<sub>rel</sub>
+          <sup>|i − j|</sup> (Eq. 7); the semantic one by max(0, cos) between fragments (Eq. 6; the
+          paper prints 1 − cos, a distance). Raw scores are in the ranked list and in “Why this
+          fragment”.
+        </p>
+        <fieldset className="controls">
+          <legend className="visually-hidden">Method</legend>
+          <RangeField
+            label="How far the neighbourhood reaches (w_rel)"
+            ariaLabel="w_rel"
+            title="Eq. 7: a neighbour d passages away weighs w_rel^d."
+            value={retrieval.wRel}
+            min={0}
+            max={0.95}
+            step={0.05}
+            digits={2}
+            onChange={(v) => set('wRel', v)}
+          />
+          <div className="controls__group" role="group" aria-label="Relations">
+            <span>Neighbours are</span>
+            {(['context', 'semantic'] as const).map((kind) => (
+              <label key={kind} className="inline">
+                <input
+                  type="checkbox"
+                  checked={retrieval.relations.includes(kind)}
+                  onChange={(e) => toggleRelation(kind, e.target.checked)}
+                />
+                {kind === 'context' ? 'nearby in the text' : 'similar in meaning'}
+              </label>
+            ))}
+          </div>
+          <label>
+            Own relevance (independent score) from
+            <select
+              value={retrieval.scoring}
+              onChange={(e) => set('scoring', e.target.value as ScoringMode)}
+            >
+              <option value="dense">meaning (embeddings)</option>
+              <option value="bm25">words (BM25)</option>
+              <option value="hybrid">both (hybrid)</option>
+            </select>
           </label>
-        ))}
-      </div>
-      <label>
-        Independent score
-        <select
-          value={retrieval.scoring}
-          onChange={(e) => set('scoring', e.target.value as ScoringMode)}
-        >
-          <option value="dense">dense (embeddings)</option>
-          <option value="bm25">BM25 (words)</option>
-          <option value="hybrid">hybrid</option>
-        </select>
-      </label>
-      <label>
-        Embedder
-        <select
-          value={index.embedderId}
-          onChange={(e) => onIndex({ ...index, embedderId: e.target.value })}
-        >
-          {embedders.map((m) => (
-            <option key={m.id} value={m.id}>
-              {m.label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Fragment size
-        <select
-          value={index.wordsPerFragment}
-          onChange={(e) => onIndex({ ...index, wordsPerFragment: Number(e.target.value) })}
-        >
-          <option value={200}>200 words</option>
-          <option value={500}>500 words (paper default)</option>
-          <option value={800}>800 words</option>
-        </select>
-      </label>
-    </fieldset>
+          <label>
+            Embedder
+            <select
+              value={index.embedderId}
+              onChange={(e) => onIndex({ ...index, embedderId: e.target.value })}
+            >
+              {embedders.map((m) => (
+                <option key={m.id} value={m.id}>
+                  {m.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            Fragment size
+            <select
+              value={index.wordsPerFragment}
+              onChange={(e) => onIndex({ ...index, wordsPerFragment: Number(e.target.value) })}
+            >
+              <option value={200}>200 words</option>
+              <option value={500}>500 words (paper default)</option>
+              <option value={800}>800 words</option>
+            </select>
+          </label>
+        </fieldset>
+      </details>
+    </section>
   );
 }

@@ -3,8 +3,9 @@ import type { RunDocument } from '../../workers/retrieval-types';
 
 /**
  * One document seen whole: position across, the three scores as lines, the selected fragments
- * as marks, and the budget line (the final score of the last fragment that fit). Fragments above
- * the line in the final curve are the ones the budget took.
+ * as marks, and the budget line (core/why `budgetLine`: the final score of the best fragment
+ * left out). Every fragment whose final score is above the line was taken; a mark below it is a
+ * shorter fragment that fitted what was left of the budget.
  */
 export interface DocumentStripProps {
   doc: RunDocument;
@@ -12,11 +13,14 @@ export interface DocumentStripProps {
   environment: Float64Array;
   final: Float64Array;
   selected: Set<number>;
-  cutoff: number;
+  /** The budget line's score; null: no line (nothing selected). */
+  cutoff: number | null;
   /** Score range drawn, shared by the strips of all documents of a run. */
   scale: { low: number; high: number };
   focused: number | null;
   onPick: (index: number) => void;
+  /** Passages holding the phrase found in the book (FindInBook), ticked under the curves. */
+  hits?: ReadonlySet<number>;
 }
 
 const W = 1000;
@@ -24,7 +28,8 @@ const H = 120;
 const PAD = 6;
 
 export function DocumentStrip(props: DocumentStripProps) {
-  const { doc, independent, environment, final, selected, cutoff, scale, focused, onPick } = props;
+  const { doc, independent, environment, final, selected, cutoff, scale, focused, onPick, hits } =
+    props;
   const { offset, count } = doc;
   const x = (i: number) => (count <= 1 ? W / 2 : ((i - offset) / (count - 1)) * W);
   const span = scale.high - scale.low;
@@ -49,6 +54,7 @@ export function DocumentStrip(props: DocumentStripProps) {
   }, [independent, environment, final, offset, count, scale]);
 
   const marks = [...selected].filter((i) => i >= offset && i < offset + count);
+  const found = hits ? [...hits].filter((i) => i >= offset && i < offset + count) : [];
   const current =
     focused !== null && focused >= offset && focused < offset + count ? focused : offset;
 
@@ -95,10 +101,21 @@ export function DocumentStrip(props: DocumentStripProps) {
         {marks.map((i) => (
           <rect key={i} className="strip__mark" x={x(i) - 1.5} y={0} width={3} height={H} />
         ))}
+        {found.map((i) => (
+          <rect
+            key={`hit${i}`}
+            className="strip__hit"
+            data-testid="strip-hit"
+            x={x(i) - 1}
+            y={H - 14}
+            width={2}
+            height={14}
+          />
+        ))}
         <path className="strip__line strip__line--env" d={paths.env} />
         <path className="strip__line strip__line--ind" d={paths.ind} />
         <path className="strip__line strip__line--final" d={paths.fin} />
-        {cutoff > 0 && (
+        {cutoff !== null && (
           <line className="strip__cutoff" x1={0} x2={W} y1={y(cutoff)} y2={y(cutoff)} />
         )}
         {focused !== null && focused >= offset && focused < offset + count && (
@@ -111,6 +128,10 @@ export function DocumentStrip(props: DocumentStripProps) {
         <span className="swatch swatch--mark" /> selected <span className="swatch swatch--cutoff" />{' '}
         budget line
       </div>
+      <p className="strip__note help">
+        Everything scoring above the budget line was put in the context; a selected mark below it is
+        a shorter passage that fitted what was left.
+      </p>
     </figure>
   );
 }

@@ -1,4 +1,7 @@
+import { useMemo } from 'react';
+import { selectionReasons } from '../../core/why/reasons';
 import type { RetrievalResult } from '../../workers/retrieval-types';
+import { reasonText } from './reasonText';
 import { fmt } from './ScoreBar';
 
 const KIND_HELP: Record<string, string> = {
@@ -20,19 +23,38 @@ export function ExplanationView({
 }) {
   const ex = result.explanations[index];
   const { alpha } = result.settings;
+  // Replays Eq. 11 as far as this fragment's rank to name why it was taken or left.
+  const reason = useMemo(
+    () =>
+      selectionReasons(
+        {
+          final: result.final,
+          costs: result.costs,
+          selected: result.selected,
+          budget: result.budget,
+          maxSelected: result.maxSelected,
+          excluded: result.excluded,
+        },
+        [index],
+      ).get(index),
+    [result, index],
+  );
+  const because = (
+    <span data-testid="why-reason" data-reason={reason?.kind}>
+      {reasonText(reason, result.budget, 'word', (i) => describe(result, i))}
+    </span>
+  );
   if (!ex) {
     return (
       <section className="explain">
         <h2>Why this fragment</h2>
         <p>
           Independent {fmt(result.independent[index])} + {fmt(alpha)} × environment{' '}
-          {fmt(result.environment[index])} = final {fmt(result.final[index])}. It ranks below the
-          fragments the panel explains in detail.
+          {fmt(result.environment[index])} = final {fmt(result.final[index])}. {because}
         </p>
       </section>
     );
   }
-  const selected = result.selected.includes(index);
   return (
     <section className="explain" aria-labelledby="explain-title" data-testid="explanation">
       <h2 id="explain-title">Why this fragment</h2>
@@ -40,10 +62,7 @@ export function ExplanationView({
         Rank {ex.rank + 1}. Its own relevance to the question is{' '}
         <strong>{fmt(ex.independent)}</strong>; its related fragments' relevance averages{' '}
         <strong>{fmt(ex.environment)}</strong>; so its final score is {fmt(ex.independent)} +{' '}
-        {fmt(alpha)} × {fmt(ex.environment)} = <strong>{fmt(ex.final)}</strong>.{' '}
-        {selected
-          ? `That placed it within the ${result.budget}-word budget.`
-          : `That was not enough to fit within the ${result.budget}-word budget.`}
+        {fmt(alpha)} × {fmt(ex.environment)} = <strong>{fmt(ex.final)}</strong>. {because}
       </p>
       {Object.entries(ex.byKind).map(([kind, part]) => (
         <div key={kind} className="explain__kind">

@@ -2,6 +2,7 @@
 export function RangeField({
   label,
   ariaLabel,
+  title,
   value,
   min,
   max,
@@ -11,6 +12,8 @@ export function RangeField({
 }: {
   label: string;
   ariaLabel: string;
+  /** The method's symbol and equation, as a tooltip. */
+  title?: string;
   value: number;
   min: number;
   max: number;
@@ -20,7 +23,7 @@ export function RangeField({
   onChange: (value: number) => void;
 }) {
   return (
-    <label>
+    <label title={title}>
       {label} <output>{digits ? value.toFixed(digits) : value}</output>
       <input
         type="range"

@@ -1,4 +1,5 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
+import { supportingSentences } from '../../core/evidence/support';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { Highlight } from './Highlight';
 
@@ -12,16 +13,38 @@ export interface ReaderProps {
   /** Source text of the fragment's document (null while it loads). */
   source: string | null;
   onPick: (index: number) => void;
+  /**
+   * Set when a citation opened the fragment: the answer's claim, whose supporting sentences are
+   * marked (core/evidence/support.ts), and a counter that brings them into view on every click.
+   */
+  citation?: { claim: string; seq: number } | null;
 }
 
 const CONTEXT_CHARS = 600;
 
-export function Reader({ result, index, source, onPick }: ReaderProps) {
+export function Reader({ result, index, source, onPick, citation }: ReaderProps) {
   const terms = useMemo(() => new Set(result.queryTerms), [result.queryTerms]);
   const doc = result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
-  if (!doc) return null;
   const start = result.starts[index];
   const end = result.ends[index];
+  const text = source === null ? '' : source.slice(start, end);
+  const claim = citation?.claim ?? '';
+  const support = useMemo(
+    () => (claim && text ? supportingSentences(claim, text).sort((a, b) => a.start - b.start) : []),
+    [claim, text],
+  );
+  const box = useRef<HTMLDivElement>(null);
+  const seq = citation?.seq;
+  // A citation click: bring the first supporting sentence (else the fragment's start) into view,
+  // scrolling the reader's box and the page as far as needed.
+  useEffect(() => {
+    if (seq === undefined || !box.current) return;
+    const target =
+      box.current.querySelector('.reader__support') ??
+      box.current.querySelector('.reader__fragment');
+    target?.scrollIntoView({ block: 'center', inline: 'nearest' });
+  }, [seq, index, support]);
+  if (!doc) return null;
   const selected = result.selected.includes(index);
   const hasPrev = index > doc.offset;
   const hasNext = index < doc.offset + doc.count - 1;
@@ -50,6 +73,7 @@ export function Reader({ result, index, source, onPick }: ReaderProps) {
       ) : (
         // Focusable so keyboard users can scroll it.
         <div
+          ref={box}
           className="reader__text"
           data-testid="reader-text"
           tabIndex={0}
@@ -61,7 +85,7 @@ export function Reader({ result, index, source, onPick }: ReaderProps) {
             </p>
           )}
           <p className="reader__fragment">
-            <Highlight text={source.slice(start, end)} terms={terms} />
+            <SupportedText text={text} support={support} terms={terms} />
           </p>
           {hasNext && (
             <p className="reader__context">
@@ -72,4 +96,37 @@ export function Reader({ result, index, source, onPick }: ReaderProps) {
       )}
     </section>
   );
+}
+
+/** The fragment with its supporting sentences marked and the question's words highlighted. */
+function SupportedText({
+  text,
+  support,
+  terms,
+}: {
+  text: string;
+  support: readonly { start: number; end: number }[];
+  terms: Set<string>;
+}) {
+  if (support.length === 0) return <Highlight text={text} terms={terms} />;
+  const parts: React.ReactNode[] = [];
+  let at = 0;
+  for (const s of support) {
+    if (s.start > at)
+      parts.push(<Highlight key={`t${at}`} text={text.slice(at, s.start)} terms={terms} />);
+    parts.push(
+      <span
+        key={`s${s.start}`}
+        className="reader__support"
+        data-testid="support-sentence"
+        title="This sentence supports the cited claim"
+      >
+        <Highlight text={text.slice(s.start, s.end)} terms={terms} />
+      </span>,
+    );
+    at = s.end;
+  }
+  if (at < text.length)
+    parts.push(<Highlight key={`t${at}`} text={text.slice(at)} terms={terms} />);
+  return <>{parts}</>;
 }

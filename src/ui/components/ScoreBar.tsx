@@ -24,6 +24,14 @@ export function ScoreBar({ independent, environment, alpha, scale }: ScoreBarPro
         <span className="score-bar__ind" style={{ width: pct(independent) }} />
         <span className="score-bar__env" style={{ width: pct(lent) }} />
       </div>
+      {/* The readable scale: relative to the best passage on screen. The raw scores follow; a
+          final score can pass 1 because the neighbours' relevance is added to the passage's own. */}
+      <div
+        className="score-bar__match"
+        title="Relative to the best passage. Raw scores: own relevance + α × neighbours' relevance = final (it can exceed 1)."
+      >
+        {scale > 0 ? `${Math.round(Math.max(0, final / scale) * 100)}% of the best match` : ''}
+      </div>
       <div className="score-bar__eq" aria-hidden="true">
         <span className="swatch swatch--ind" /> {fmt(independent)} + {fmt(alpha)}×
         <span className="swatch swatch--env" /> {fmt(environment)} = <strong>{fmt(final)}</strong>

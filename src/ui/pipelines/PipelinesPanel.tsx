@@ -16,7 +16,7 @@ import { pipelineLlm } from '../../llm/pipeline-llm';
 import { loadCrossEncoder } from '../../models/cross-encoder';
 import type { LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
-import { AnswerText } from '../answer/AnswerText';
+import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
 import { useEngine } from '../answer/useEngine';
 import { pipelineLibraryOf } from './library';
 import { PipelineSettingsForm } from './PipelineSettingsForm';
@@ -222,7 +222,7 @@ export function PipelinesPanel({ result, sources, kindOf, onCite, hubHost }: Pip
           {run.text && (
             <div className="answer__text" data-testid="pipeline-answer">
               {run.output ? (
-                <AnswerText
+                <MarkdownAnswer
                   text={run.text}
                   sources={sourcesOfRun}
                   onCite={(s) => onCite(s.index)}
