@@ -1,7 +1,8 @@
 /**
  * @file A tiny local Hugging Face hub mirror for end-to-end tests.
  *
- * Serves ../shared/models (read in place, never copied) in the hub's URL layout:
+ * Serves ../shared/models and the real weights `npm run models` fetched (both read in place,
+ * never copied) in the hub's URL layout:
  * `/{model}/resolve/{revision}/{file}` → `<root>/{model}/{file}`, and
  * `/{org}/{model}/resolve/{revision}/{file}` → `<root>/{org}/{model}/{file}` if that folder
  * exists, else `<root>/{model}/{file}`. Missing files are 404. GET, HEAD and single byte ranges
@@ -10,10 +11,11 @@
  * The app page is cross-origin isolated (COEP require-corp), so every answer carries CORS and
  * `Cross-Origin-Resource-Policy: cross-origin`. Every request is recorded for assertions.
  */
-import { createReadStream, type ReadStream } from 'node:fs';
+import { createReadStream, existsSync, type ReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,6 +23,21 @@ const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../
 
 /** ../shared/models next to the repository: the test models, read in place. */
 export const SHARED_MODELS = path.resolve(repoRoot, '../shared/models');
+
+/**
+ * Where `npm run models` puts the real weights, in the hub layout (same rule as
+ * scripts/models.mjs: FRAGREL_MODELS_DIR, default ~/.cache/fragrel-lens/models).
+ */
+export const REAL_MODELS_HUB = path.join(
+  path.resolve(
+    process.env.FRAGREL_MODELS_DIR || path.join(homedir(), '.cache', 'fragrel-lens', 'models'),
+  ),
+  'hub',
+);
+
+function defaultRoots(): string[] {
+  return existsSync(REAL_MODELS_HUB) ? [SHARED_MODELS, REAL_MODELS_HUB] : [SHARED_MODELS];
+}
 
 export interface MirrorRequest {
   method: string;
@@ -66,8 +83,16 @@ const CORS_HEADERS = {
   'Cross-Origin-Resource-Policy': 'cross-origin',
 };
 
-/** Start a mirror of `root` (default ../shared/models) on 127.0.0.1, on a free port. */
-export async function startHubMirror(root: string = SHARED_MODELS): Promise<HubMirror> {
+/**
+ * Start a mirror on 127.0.0.1, on a free port. `roots` are tried in order for each request:
+ * folders laid out like ../shared/models (`{model}/{file}` or `{org}/{model}/{file}`), or in the
+ * hub's own URL layout (`{org}/{model}/resolve/main/{file}`, as `npm run models` writes the real
+ * weights). Default: ../shared/models, then the real-model cache when it exists.
+ */
+export async function startHubMirror(
+  roots: string | readonly string[] = defaultRoots(),
+): Promise<HubMirror> {
+  const rootList = typeof roots === 'string' ? [roots] : [...roots];
   const requests: MirrorRequest[] = [];
   const server = createServer((req, res) => {
     // Recorded when the status is known, before any body: a client may cancel the body.
@@ -87,7 +112,7 @@ export async function startHubMirror(root: string = SHARED_MODELS): Promise<HubM
     res.on('close', () => {
       if (!entry.finished) entry.aborted = true;
     });
-    handle(root, req, res, mirror.throttle, (status) => (entry.status = status)).catch(
+    handle(rootList, req, res, mirror.throttle, (status) => (entry.status = status)).catch(
       (error: unknown) => {
         if (!res.headersSent) res.writeHead(500, CORS_HEADERS);
         res.end(String(error));
@@ -114,7 +139,7 @@ export async function startHubMirror(root: string = SHARED_MODELS): Promise<HubM
 }
 
 async function handle(
-  root: string,
+  roots: readonly string[],
   req: IncomingMessage,
   res: ServerResponse,
   throttle: Throttle | null,
@@ -131,7 +156,12 @@ async function handle(
     notFound(res, 405, 'Method not allowed');
     return;
   }
-  const file = await locate(root, new URL(req.url ?? '/', 'http://mirror').pathname);
+  const urlPath = new URL(req.url ?? '/', 'http://mirror').pathname;
+  let file: Awaited<ReturnType<typeof locate>> = null;
+  for (const root of roots) {
+    file = await locate(root, urlPath);
+    if (file) break;
+  }
   if (!file) {
     onStatus(404);
     notFound(res, 404, 'Entry not found');
@@ -224,8 +254,11 @@ async function locate(
   if ((at !== 1 && at !== 2) || parts.length < at + 3) return null;
   const repo = parts.slice(0, at);
   const rest = parts.slice(at + 2);
+  const revision = parts[at + 1];
   const candidates = repo.length === 2 ? [repo, [repo[1]]] : [repo];
-  for (const folder of candidates) {
+  // The hub's own layout first (`{repo}/resolve/{rev}/{file}`), then a plain folder per model.
+  const layouts = [...candidates.map((folder) => [...folder, 'resolve', revision]), ...candidates];
+  for (const folder of layouts) {
     const full = path.resolve(root, ...folder, ...rest);
     if (!full.startsWith(root + path.sep)) continue;
     try {

