@@ -1,5 +1,6 @@
 import type { RelationKind, RetrievalSettings, ScoringMode } from '../../workers/retrieval-types';
 import type { IndexSettings } from '../library-service';
+import { PresetPicker } from '../presets/PresetPicker';
 import { RangeField } from './RangeField';
 
 export interface EmbedderChoice {
@@ -37,6 +38,12 @@ export function Controls({
   return (
     <fieldset className="controls">
       <legend>Retrieval</legend>
+      <PresetPicker
+        retrieval={retrieval}
+        index={index}
+        onRetrieval={onRetrieval}
+        onIndex={onIndex}
+      />
       <RangeField
         label="α (environment weight)"
         ariaLabel="alpha"
@@ -68,14 +75,14 @@ export function Controls({
       />
       <div className="controls__group" role="group" aria-label="Relations">
         <span>Relations</span>
-        {(['context', 'semantic'] as const).map((kind) => (
+        {(['context', 'semantic', 'ppr'] as const).map((kind) => (
           <label key={kind} className="inline">
             <input
               type="checkbox"
               checked={retrieval.relations.includes(kind)}
               onChange={(e) => toggleRelation(kind, e.target.checked)}
             />
-            {kind}
+            {kind === 'ppr' ? 'multi-hop (PageRank)' : kind}
           </label>
         ))}
       </div>
@@ -109,6 +116,7 @@ export function Controls({
           value={index.wordsPerFragment}
           onChange={(e) => onIndex({ ...index, wordsPerFragment: Number(e.target.value) })}
         >
+          <option value={100}>100 words (measured best)</option>
           <option value={200}>200 words</option>
           <option value={500}>500 words (paper default)</option>
           <option value={800}>800 words</option>
