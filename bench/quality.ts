@@ -16,6 +16,10 @@
  * fragment vectors whatever the scorer. Writes bench/results/quality.json and prints markdown.
  * Environment: QUALITY_SETS=quality,qasper (a subset of sets), QUALITY_BABI_PER_TASK (default 60).
  */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
   bm25Scores,
@@ -42,10 +46,10 @@ import { selectWithNeighbours } from '../src/core/retrieval/expand';
 import { queryTerms } from '../src/core/retrieval/query';
 import { rrfScores } from '../src/core/retrieval/rrf';
 import { buildRun, runBm25, runIndependentScores, runRelations, type Run } from '../src/core/run';
-import type { Relation, Selection } from '../src/core/types';
+import type { Relation, Selection, VectorSet } from '../src/core/types';
 import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
 import { babiSet, levalSet, musiqueSet, type BenchQuestion, type BenchSet } from './quality/items';
-import { writeResults } from './results-file';
+import { machine, resultsDir } from './results-file';
 
 const SEED = 20240601;
 const SIZES = [100, 200, 500];
@@ -156,6 +160,45 @@ type Values = Record<
   Record<string, Record<string, Record<string, Record<string, number[]>>>>
 >;
 
+/** The embedder behind dense scores and the semantic relation: static GloVe, or real MiniLM. */
+interface BenchEmbedder {
+  id: string;
+  embed(texts: readonly string[]): Promise<VectorSet>;
+}
+
+function staticEmbedder(model: StaticModel): BenchEmbedder {
+  return { id: 'static-glove-100d', embed: async (texts) => embedTexts(model, texts) };
+}
+
+/**
+ * Real all-MiniLM-L6-v2 (int8, `npm run models`), with the fragment vectors cached on disk
+ * outside the repository (~/.cache/fragrel-lens/bench-embeddings, keyed by a hash of the texts),
+ * so a rerun does not embed again.
+ */
+async function miniLmEmbedder(): Promise<BenchEmbedder & { close(): Promise<void> }> {
+  const { loadMiniLM } = await import('../test/real-models');
+  const m = await loadMiniLM();
+  const dir = path.join(os.homedir(), '.cache', 'fragrel-lens', 'bench-embeddings', 'minilm-q8');
+  mkdirSync(dir, { recursive: true });
+  return {
+    id: 'all-MiniLM-L6-v2 (q8)',
+    async embed(texts) {
+      const key = createHash('sha256').update(JSON.stringify(texts)).digest('hex');
+      const file = path.join(dir, `${key}.f32`);
+      let data: Float32Array;
+      if (existsSync(file)) {
+        const buf = readFileSync(file);
+        data = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4).slice();
+      } else {
+        data = await m.embed(texts);
+        writeFileSync(file, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+      }
+      return { dim: m.dim, count: texts.length, data };
+    },
+    close: () => m.close(),
+  };
+}
+
 interface Indexed {
   run: Run;
   words: Uint32Array;
@@ -165,7 +208,11 @@ interface Indexed {
   contentWords: Set<string>[];
 }
 
-function indexDocument(q: BenchQuestion, size: number | 'paragraph', model: StaticModel): Indexed {
+async function indexDocument(
+  q: BenchQuestion,
+  size: number | 'paragraph',
+  embedder: BenchEmbedder,
+): Promise<Indexed> {
   const { source, fixed } = q.document;
   const spans =
     size === 'paragraph' && fixed
@@ -176,7 +223,7 @@ function indexDocument(q: BenchQuestion, size: number | 'paragraph', model: Stat
   const texts = spans.map((s) => source.slice(s.start, s.end));
   const words = Uint32Array.from(texts, (t) => countWords(t));
   const tokens = Uint32Array.from(texts, (t) => estimateTokens(t));
-  const vectors = embedTexts(model, texts);
+  const vectors = await embedder.embed(texts);
   const run = buildRun([
     {
       docId: q.document.id,
@@ -194,16 +241,27 @@ function indexDocument(q: BenchQuestion, size: number | 'paragraph', model: Stat
   return { run, words, tokens, graphs: new Map(), contentWords: texts.map((t) => contentWords(t)) };
 }
 
-function independentScores(
-  run: Run,
-  scorer: string,
-  query: string,
-  model: StaticModel,
-): Float64Array {
+interface QueryForms {
+  raw: { terms: string[]; vector: Float32Array };
+  filtered: { terms: string[]; vector: Float32Array };
+}
+
+async function queryForms(query: string, embedder: BenchEmbedder): Promise<QueryForms> {
+  const terms = queryTerms(query);
+  const [raw, filtered] = await Promise.all([
+    embedder.embed([query]),
+    embedder.embed([terms.join(' ')]),
+  ]);
+  return {
+    raw: { terms: tokenize(query), vector: raw.data },
+    filtered: { terms, vector: filtered.data },
+  };
+}
+
+function independentScores(run: Run, scorer: string, forms: QueryForms): Float64Array {
   const filtered = scorer.endsWith('-q');
   const base = filtered ? scorer.slice(0, -2) : scorer;
-  const terms = filtered ? queryTerms(query) : tokenize(query);
-  const vector = embedTexts(model, [filtered ? terms.join(' ') : query]).data;
+  const { terms, vector } = filtered ? forms.filtered : forms.raw;
   if (base === 'rrf') {
     const bm25 = bm25Scores(runBm25(run), terms);
     const dense = runIndependentScores(run, { tokens: terms, vector }, 'dense');
@@ -253,13 +311,14 @@ function selectionOf(
     : selectByBudget(scores, costs, budget);
 }
 
-function evaluateSet(
+async function evaluateSet(
   set: BenchSet,
-  model: StaticModel,
+  embedder: BenchEmbedder,
+  sizesWanted: number[],
   values: Values,
   log: (line: string) => void,
-): void {
-  const sizes: (number | 'paragraph')[] = set.name === 'musique' ? ['paragraph'] : SIZES;
+): Promise<void> {
+  const sizes: (number | 'paragraph')[] = set.name === 'musique' ? ['paragraph'] : sizesWanted;
   values[set.name] = {};
   for (const size of sizes) {
     const bySize: Values[string][string] = {};
@@ -269,16 +328,17 @@ function evaluateSet(
       for (const v of VARIANTS) bySize[s][v.name] = {};
     }
     const push = (s: string, v: string, m: string, x: number) => (bySize[s][v][m] ??= []).push(x);
-    let cache: { docId: string; ix: Indexed } | null = null;
-    set.questions.forEach((q, qi) => {
+    let cache = null as { docId: string; ix: Indexed } | null;
+    for (const [qi, q] of set.questions.entries()) {
       if (cache?.docId !== q.document.id) {
-        cache = { docId: q.document.id, ix: indexDocument(q, size, model) };
+        cache = { docId: q.document.id, ix: await indexDocument(q, size, embedder) };
       }
-      const ix = cache.ix;
+      const ix: Indexed = cache.ix;
+      const forms = await queryForms(q.query, embedder);
       const { run } = ix;
       const n = run.size;
       for (const scorer of SCORERS) {
-        const independent = independentScores(run, scorer, q.query, model);
+        const independent = independentScores(run, scorer, forms);
         const ctx: Ctx = {
           run,
           independent,
@@ -304,8 +364,38 @@ function evaluateSet(
         }
       }
       if ((qi + 1) % 50 === 0) log(`${set.name} size ${size}: ${qi + 1}/${set.questions.length}`);
-    });
+    }
   }
+}
+
+/** The book sets (every set but MuSiQue, whose fragments are fixed paragraphs) as one pooled set. */
+const BOOK_SETS = ['quality', 'qasper', 'sfiction', 'babi'];
+
+function poolBookSets(sets: BenchSet[], values: Values): BenchSet | null {
+  const books = sets.filter((x) => BOOK_SETS.includes(x.name));
+  if (books.length < 2) return null;
+  const pooled: Values[string] = {};
+  for (const set of books) {
+    for (const [size, bySize] of Object.entries(values[set.name])) {
+      pooled[size] ??= {};
+      for (const [scorer, byScorer] of Object.entries(bySize)) {
+        pooled[size][scorer] ??= {};
+        for (const [variant, byVariant] of Object.entries(byScorer)) {
+          pooled[size][scorer][variant] ??= {};
+          const target = pooled[size][scorer][variant];
+          // A metric a set does not measure (answer-in-context) contributes no question.
+          for (const [metric, xs] of Object.entries(byVariant)) (target[metric] ??= []).push(...xs);
+        }
+      }
+    }
+  }
+  values.books = pooled;
+  return {
+    name: 'books',
+    questions: books.flatMap((x) => x.questions),
+    unlocated: books.reduce((n, x) => n + x.unlocated, 0),
+    note: `pooled: ${books.map((x) => x.name).join(', ')} (each question once)`,
+  };
 }
 
 const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
@@ -373,7 +463,8 @@ function summarise(sets: BenchSet[], values: Values): Summary {
  */
 function tuneObjective(summary: Summary, scorer: string, variant: string) {
   const deltas: number[] = [];
-  for (const bySet of Object.values(summary.tune)) {
+  for (const [setName, bySet] of Object.entries(summary.tune)) {
+    if (setName === 'books') continue;
     for (const bySize of Object.values(bySet)) {
       for (const m of ['gold@1Kw', 'gold@2Kw']) {
         const c = bySize[scorer][variant][m];
@@ -386,7 +477,8 @@ function tuneObjective(summary: Summary, scorer: string, variant: string) {
 
 function plainObjective(summary: Summary, scorer: string) {
   const xs: number[] = [];
-  for (const bySet of Object.values(summary.tune)) {
+  for (const [setName, bySet] of Object.entries(summary.tune)) {
+    if (setName === 'books') continue;
     for (const bySize of Object.values(bySet)) {
       for (const m of ['gold@1Kw', 'gold@2Kw']) {
         const c = bySize[scorer].plain[m];
@@ -476,9 +568,11 @@ export function qualityMarkdown(r: QualityResults, scorers: string[]): string {
   return out.join('\n');
 }
 
-export function measureQuality(log: (line: string) => void): QualityResults {
+export async function measureQuality(log: (line: string) => void): Promise<QualityResults> {
   const t0 = performance.now();
-  const model = loadGloveFromDisk();
+  const useMiniLm = process.env.QUALITY_EMBEDDER === 'minilm';
+  const embedder = useMiniLm ? await miniLmEmbedder() : staticEmbedder(loadGloveFromDisk());
+  const sizes = process.env.QUALITY_SIZES?.split(',').map(Number) ?? SIZES;
   const only = process.env.QUALITY_SETS?.split(',');
   const perTask = Number(process.env.QUALITY_BABI_PER_TASK ?? 60);
   const builders: Record<string, () => BenchSet> = {
@@ -506,10 +600,13 @@ export function measureQuality(log: (line: string) => void): QualityResults {
     const set = build();
     log(`${name}: ${set.questions.length} questions`);
     const t = performance.now();
-    evaluateSet(set, model, values, log);
+    await evaluateSet(set, embedder, sizes, values, log);
     log(`${name}: ${((performance.now() - t) / 1000).toFixed(1)} s`);
     sets.push(set);
   }
+  if ('close' in embedder) await (embedder as { close(): Promise<void> }).close();
+  const pooled = poolBookSets(sets, values);
+  if (pooled) sets.push(pooled);
   const summary = summarise(sets, values);
   const tuning = SCORERS.flatMap((scorer) =>
     VARIANTS.filter((v) => v.name !== 'plain').map((v) => ({
@@ -521,7 +618,7 @@ export function measureQuality(log: (line: string) => void): QualityResults {
   return {
     config: {
       seed: SEED,
-      sizes: SIZES,
+      sizes,
       budgets: BUDGETS,
       tokens: 'estimateTokens: ceil(words * 4 / 3)',
       scorers: SCORERS,
@@ -529,7 +626,7 @@ export function measureQuality(log: (line: string) => void): QualityResults {
       bootstrapResamples: BOOTSTRAP,
       split: 'FNV-1a(question id) even: tune, odd: held-out',
       babiPerTask: perTask,
-      embedder: 'static-glove-100d (SIF)',
+      embedder: embedder.id,
     },
     sets: sets.map((s) => ({
       name: s.name,
@@ -548,9 +645,16 @@ export function measureQuality(log: (line: string) => void): QualityResults {
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
-    const results = measureQuality((line) => process.stderr.write(`[quality] ${line}\n`));
+    const results = await measureQuality((line) => process.stderr.write(`[quality] ${line}\n`));
     console.log(qualityMarkdown(results, (process.env.QUALITY_TABLES ?? 'bm25').split(',')));
-    writeResults(process.env.QUALITY_OUT ?? 'quality', results);
+    // Compact, 4 decimals: every cell of both halves is kept, so the file is large (~2 MB).
+    const file = path.join(resultsDir, `${process.env.QUALITY_OUT ?? 'quality'}.json`);
+    const round = (_: string, v: unknown) =>
+      typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1e4) / 1e4 : v;
+    writeFileSync(
+      file,
+      `${JSON.stringify({ section: 'quality', ...machine(), results }, round)}\n`,
+    );
   } catch (error: unknown) {
     console.error(error);
     process.exitCode = 1;
