@@ -14,7 +14,11 @@
  * One run per question over its own document (IDF over that document's fragments), as the app
  * runs a question over its document. The semantic relation is the kNN graph of the static GloVe
  * fragment vectors whatever the scorer. Writes bench/results/quality.json and prints markdown.
- * Environment: QUALITY_SETS=quality,qasper (a subset of sets), QUALITY_BABI_PER_TASK (default 60).
+ * Environment: QUALITY_SETS=quality,qasper (a subset of sets), QUALITY_BABI_PER_TASK (default 60),
+ * QUALITY_SIZES=100,200 (fragment sizes), QUALITY_EMBEDDER=minilm (real all-MiniLM-L6-v2 from
+ * `npm run models` for dense scores and the semantic relation; vectors cached in
+ * ~/.cache/fragrel-lens/bench-embeddings), QUALITY_OUT (results file name), QUALITY_TABLES
+ * (scorers whose held-out tables are printed).
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
