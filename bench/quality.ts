@@ -1,91 +1,64 @@
 /**
- * @file Retrieval-quality benchmark (`npm run bench:quality`): how much of the gold evidence
- * FragRel's selection (Eq. 11, budget in words) keeps, for three independent scorers (Eq. 4:
- * BM25, the static GloVe embedder "dense", and the hybrid fusion), each plain (alpha = 0) and with
- * relations at the paper's defaults (Eq. 10: alpha 0.5; Eq. 7: w_rel 0.3; Eq. 6: k = 16):
- * context, semantic, and both together. Nothing is tuned on this data: every parameter is the
- * core's default (src/core/options.ts). Writes bench/results/quality.json and prints markdown
- * tables. `qualitySection` has the shape bench/run.ts expects of a section.
+ * @file Retrieval-quality benchmark (`npm run bench:quality`): how much of the gold evidence a
+ * selection (Eq. 11) keeps within 1K, 2K and 4K words and tokens, for several independent scorers
+ * (Eq. 4), each plain (alpha = 0) and with every relation-aware idea of issue 13, on five sets:
+ * MuSiQue, bAbI in a book, and the L-Eval subsets QuALITY, Qasper and SFiction (gold definitions:
+ * bench/quality/items.ts), at fragment sizes of 100, 200 and 500 words.
  *
- * Per question, one run over one document (as the app runs a question over its document): IDF
- * for BM25 spans that document's fragments; the semantic relation is the kNN graph of the GloVe
- * fragment vectors, whatever the scorer (a relation is built from the embedder's vectors; with
- * BM25 only the independent scores differ).
+ * Every question belongs to the tune or the held-out half by the hash of its id
+ * (src/core/eval/split.ts), fixed before tuning. The defaults of src/core/options.ts were chosen
+ * from the tune half only (the "choice" printed last, from `tuneObjective`); the tables report the
+ * held-out half, every idea tried, each against plain retrieval with the same scorer, fragment
+ * size and budget, with a paired bootstrap 95% interval (src/core/eval/bootstrap.ts).
  *
- * ## 1. MuSiQue (hipporag_multihop_train100/musique_train.json, 100 train questions)
- * A question's 20 paragraphs, in their given order, are its fragments (text = title, newline,
- * paragraph text; cost = its words); gold = the paragraphs with is_supporting (2.37 on average).
- * Recall = fraction of the gold paragraphs selected, averaged over questions. A question has
- * about 1,527 words in all, so the 2K and 4K budgets usually select every paragraph (the JSON
- * counts how often); recall@k (the k best paragraphs by final score, k = 2, 5) is reported as a
- * secondary, more telling table (about 1,587 words with the titles counted). The given paragraph
- * order is the dataset's, not a reading order: gold paragraphs sit next to each other no more
- * often than by chance (20 of 179 gold pairs adjacent, 17.9 expected), so the context relation
- * has nothing to work with here.
- *
- * ## 2. bAbI in a book (BABILong-style; a constructed set, not BABILong itself)
- * For each of bAbI tasks qa1..qa5 (en-10k test files), `SAMPLES_PER_TASK` questions are drawn
- * at random (seeded). Each gets its own haystack (bench/quality/haystack.ts): a passage of about
- * `PASSAGE_WORDS` words of Moby Dick (pg2701, few bAbI names or objects in it), starting at a
- * random sentence, with the question's story facts (all statements before the question,
- * distractors included) inserted in order, one per randomly drawn sentence end. The haystack is
- * split into ~500-word fragments with the core's splitProse (boundaries fall wherever the
- * sentences put them); the query is the bAbI question; gold = its supporting facts. Recall =
- * fraction of the supporting facts lying wholly inside selected fragments, averaged over
- * questions.
- *
- * For each relation variant the tables also give the mean change against the same scorer's plain
- * ranking with a paired bootstrap 95% interval over questions, and how many questions it helped
- * and hurt. The JSON holds the means, those changes and the per-task means; per-question recalls
- * are not stored (the run is deterministic: rerun to get them). About 20 s on 2 cores.
+ * One run per question over its own document (IDF over that document's fragments), as the app
+ * runs a question over its document. The semantic relation is the kNN graph of the static GloVe
+ * fragment vectors whatever the scorer. Writes bench/results/quality.json and prints markdown.
+ * Environment: QUALITY_SETS=quality,qasper (a subset of sets), QUALITY_BABI_PER_TASK (default 60),
+ * QUALITY_SIZES=100,200 (fragment sizes), QUALITY_EMBEDDER=minilm (real all-MiniLM-L6-v2 from
+ * `npm run models` for dense scores and the semantic relation; vectors cached in
+ * ~/.cache/fragrel-lens/bench-embeddings), QUALITY_OUT (results file name), QUALITY_TABLES
+ * (scorers whose held-out tables are printed).
  */
-import { readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
+  bm25Scores,
   countWords,
   defaultFragRelOptions,
-  defaultHybridOptions,
+  fragRelScores,
   selectByBudget,
   semanticNeighbours,
   splitProse,
   tokenize,
 } from '../src/core';
+import { estimateTokens } from '../src/core/chat/tokens';
 import { embedTexts, type StaticModel } from '../src/core/embed/static';
 import {
-  buildRun,
-  rankRun,
-  runIndependentScores,
-  type RunRelationKind,
-  type ScoringMode,
-} from '../src/core/run';
+  contentWords,
+  goldRecall,
+  pairedBootstrap,
+  type PairedDelta,
+  type SplitPart,
+} from '../src/core/eval';
+import { pprGraph, pprRelation } from '../src/core/relations/ppr';
+import { adaptiveAlpha } from '../src/core/retrieval/adaptive-alpha';
+import { selectWithNeighbours } from '../src/core/retrieval/expand';
+import { queryTerms } from '../src/core/retrieval/query';
+import { rrfScores } from '../src/core/retrieval/rrf';
+import { buildRun, runBm25, runIndependentScores, runRelations, type Run } from '../src/core/run';
+import type { Relation, Selection, VectorSet } from '../src/core/types';
 import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
-import {
-  buildHaystack,
-  indexWords,
-  parseBabi,
-  pickPassage,
-  prng,
-  sampleDistinct,
-  spanSelected,
-  type BabiSample,
-} from './quality/haystack';
-import type { BenchSection, SectionOutput } from './run';
-import { writeResults } from './results-file';
+import { babiSet, levalSet, musiqueSet, type BenchQuestion, type BenchSet } from './quality/items';
+import { machine, resultsDir } from './results-file';
 
 const SEED = 20240601;
+const SIZES = [100, 200, 500];
 const BUDGETS = [1000, 2000, 4000];
-const TOP_K = [2, 5];
-const SCORERS: ScoringMode[] = ['bm25', 'dense', 'hybrid'];
-const ALPHA = defaultFragRelOptions.alpha;
-const W_REL = defaultFragRelOptions.wRel;
-const SEMANTIC_K = defaultFragRelOptions.semanticK;
-const VARIANTS: { name: string; alpha: number; relations: RunRelationKind[] }[] = [
-  { name: 'plain', alpha: 0, relations: [] },
-  { name: '+context', alpha: ALPHA, relations: ['context'] },
-  { name: '+semantic', alpha: ALPHA, relations: ['semantic'] },
-  { name: '+context+semantic', alpha: ALPHA, relations: ['context', 'semantic'] },
-];
+const BOOTSTRAP = 1000;
 const BABI_TASKS = [
   'qa1_single-supporting-fact_test.txt',
   'qa2_two-supporting-facts_test.txt',
@@ -93,442 +66,599 @@ const BABI_TASKS = [
   'qa4_two-arg-relations_test.txt',
   'qa5_three-arg-relations_test.txt',
 ];
-const SAMPLES_PER_TASK = 100;
-const BOOK = 'pg2701.txt';
-const PASSAGE_WORDS = 20_000;
-const FRAGMENT_WORDS = 500;
-const BOOTSTRAP = 2000;
 
-/** One question made ready for retrieval: its fragments and how to score a selection. */
-interface Item {
-  id: string;
-  group: string;
-  question: string;
-  source: string;
-  starts: Uint32Array;
-  ends: Uint32Array;
-  words: Uint32Array;
-  /** Recall of a selection (`selected[i]`: fragment i is in). */
-  recall(selected: boolean[]): number;
+/** Independent scorers (Eq. 4); "-q": the query without function and question words. */
+const SCORERS = ['bm25', 'bm25-q', 'dense', 'dense-q', 'hybrid', 'hybrid-q', 'rrf', 'rrf-q'];
+
+/** What a variant sees of one question at one fragment size. */
+interface Ctx {
+  run: Run;
+  independent: Float64Array;
+  relation: (
+    kind: 'context' | 'semantic' | 'ctx+sem' | 'ppr' | 'ppr-ctx',
+    wRel: number,
+  ) => Relation[];
 }
 
-/** recalls[scorer][variant][metric] = one recall per question, in item order. */
-type Recalls = Record<string, Record<string, Record<string, number[]>>>;
-
-interface Delta {
-  mean: number;
-  ci95: [number, number];
-  better: number;
-  worse: number;
-}
-
-interface DatasetResult {
+interface Variant {
   name: string;
-  questions: number;
-  fragmentsPerQuestion: { mean: number; min: number; max: number };
-  wordsPerQuestion: { mean: number; min: number; max: number };
-  goldPerQuestion: number;
-  /** Per budget: share of questions whose fragments all fit (recall 1 for any ranking). */
-  everythingFits: Record<string, number>;
-  /** Per budget: mean of min(1, budget / words), about the recall of a random ranking. */
-  chance: Record<string, number>;
-  metrics: string[];
-  /** mean[scorer][variant][metric]. */
-  mean: Record<string, Record<string, Record<string, number>>>;
-  /** delta[scorer][variant][metric] against the same scorer's plain ranking. */
-  delta: Record<string, Record<string, Record<string, Delta>>>;
-  /** Per group (bAbI task): mean[group][scorer][variant][metric]. */
-  byGroup?: Record<string, Record<string, Record<string, Record<string, number>>>>;
-  ms: number;
+  idea: string;
+  /** Final scores and, optionally, a selector other than Eq. 11. */
+  score(c: Ctx): Float64Array;
+  expand?: number;
 }
 
-const budgetKey = (b: number) => `budget${b / 1000}K`;
-const topKey = (k: number) => `top${k}`;
-const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
-const stats = (xs: readonly number[]) => ({
-  mean: mean(xs),
-  min: Math.min(...xs),
-  max: Math.max(...xs),
-});
+const alphaPaper = defaultFragRelOptions.alpha;
+const final = (c: Ctx, relations: Relation[], alpha: number) =>
+  fragRelScores(c.independent, relations, { alpha }).final;
 
-function pairedDelta(variant: readonly number[], plain: readonly number[], seed: number): Delta {
-  const d = variant.map((v, i) => v - plain[i]);
-  const rng = prng(seed);
-  const means: number[] = [];
-  for (let b = 0; b < BOOTSTRAP; b++) {
-    let s = 0;
-    for (let i = 0; i < d.length; i++) s += d[Math.floor(rng() * d.length)];
-    means.push(s / d.length);
-  }
-  means.sort((a, b) => a - b);
-  return {
-    mean: mean(d),
-    ci95: [means[Math.floor(0.025 * BOOTSTRAP)], means[Math.ceil(0.975 * BOOTSTRAP) - 1]],
-    better: d.filter((x) => x > 1e-12).length,
-    worse: d.filter((x) => x < -1e-12).length,
-  };
-}
+const VARIANTS: Variant[] = [
+  { name: 'plain', idea: 'baseline (alpha 0)', score: (c) => c.independent },
+  {
+    name: 'context (paper)',
+    idea: 'paper defaults: Eq. 7, w_rel 0.3, alpha 0.5',
+    score: (c) => final(c, c.relation('context', 0.3), alphaPaper),
+  },
+  {
+    name: 'context a0.25',
+    idea: 'alpha/w_rel grid',
+    score: (c) => final(c, c.relation('context', 0.3), 0.25),
+  },
+  {
+    name: 'context a1',
+    idea: 'alpha/w_rel grid',
+    score: (c) => final(c, c.relation('context', 0.3), 1),
+  },
+  {
+    name: 'context w0.6',
+    idea: 'alpha/w_rel grid',
+    score: (c) => final(c, c.relation('context', 0.6), alphaPaper),
+  },
+  {
+    name: 'semantic',
+    idea: 'Eq. 6 kNN, k 16, alpha 0.5',
+    score: (c) => final(c, c.relation('semantic', 0.3), alphaPaper),
+  },
+  {
+    name: 'context+semantic',
+    idea: 'mean of both, alpha 0.5',
+    score: (c) => final(c, c.relation('ctx+sem', 0.3), alphaPaper),
+  },
+  {
+    name: 'ppr',
+    idea: 'personalised PageRank, context (r 2) + semantic graph, alpha 0.5',
+    score: (c) => final(c, c.relation('ppr', 0.3), alphaPaper),
+  },
+  {
+    name: 'ppr context-only',
+    idea: 'personalised PageRank over the context edges only, alpha 0.5',
+    score: (c) => final(c, c.relation('ppr-ctx', 0.3), alphaPaper),
+  },
+  {
+    name: 'context adaptive',
+    idea: 'adaptive alpha = 1 * (1 - decisiveness), context w_rel 0.3',
+    score: (c) => final(c, c.relation('context', 0.3), adaptiveAlpha(c.independent, 1).alpha),
+  },
+  {
+    name: 'small-to-big',
+    idea: 'plain ranking, each selected fragment brings its neighbours (radius 1)',
+    score: (c) => c.independent,
+    expand: 1,
+  },
+  {
+    name: 'context + small-to-big',
+    idea: 'context (paper) ranking, neighbours at selection (radius 1)',
+    score: (c) => final(c, c.relation('context', 0.3), alphaPaper),
+    expand: 1,
+  },
+];
 
-/** Score every item with every scorer and variant; recall per budget and per top-k. */
-function evaluate(
-  name: string,
-  items: readonly Item[],
-  model: StaticModel,
-  log: (line: string) => void,
-): DatasetResult {
-  const t0 = performance.now();
-  const metrics = [...BUDGETS.map(budgetKey), ...TOP_K.map(topKey)];
-  const recalls: Recalls = {};
-  for (const s of SCORERS) {
-    recalls[s] = {};
-    for (const v of VARIANTS) {
-      recalls[s][v.name] = Object.fromEntries(metrics.map((m) => [m, [] as number[]]));
-    }
-  }
-  items.forEach((item, q) => {
-    const n = item.starts.length;
-    const texts = Array.from(item.starts, (s, i) => item.source.slice(s, item.ends[i]));
-    const vectors = embedTexts(model, texts);
-    const run = buildRun([
-      {
-        docId: item.id,
-        name: item.id,
-        source: item.source,
-        starts: item.starts,
-        ends: item.ends,
-        words: item.words,
-        labels: texts.map((_, i) => `#${i}`),
-        vectors,
-        semantic: semanticNeighbours(vectors, [0, n], SEMANTIC_K),
-      },
-    ]);
-    const query = {
-      tokens: tokenize(item.question),
-      vector: embedTexts(model, [item.question]).data,
-    };
-    for (const scorer of SCORERS) {
-      const independent = runIndependentScores(run, query, scorer);
-      for (const v of VARIANTS) {
-        const ranked = rankRun(run, independent, {
-          alpha: v.alpha,
-          wRel: W_REL,
-          relations: v.relations,
-          budget: BUDGETS[0],
-          listed: Math.max(...TOP_K),
-        });
-        const out = recalls[scorer][v.name];
-        for (const budget of BUDGETS) {
-          const sel = selectByBudget(ranked.scores.final, run.costs, budget);
-          const selected = new Array<boolean>(n).fill(false);
-          for (const i of sel.indices) selected[i] = true;
-          out[budgetKey(budget)].push(item.recall(selected));
-        }
-        for (const k of TOP_K) {
-          const selected = new Array<boolean>(n).fill(false);
-          for (const i of ranked.top.subarray(0, k)) selected[i] = true;
-          out[topKey(k)].push(item.recall(selected));
-        }
-      }
-    }
-    if ((q + 1) % 25 === 0) log(`${name}: ${q + 1}/${items.length} questions`);
-  });
+const METRIC_BUDGETS = BUDGETS.flatMap((b) => [
+  { key: `${b / 1000}Kw`, budget: b, unit: 'words' as const },
+  { key: `${b / 1000}Kt`, budget: b, unit: 'tokens' as const },
+]);
 
-  const meanOf: DatasetResult['mean'] = {};
-  const delta: DatasetResult['delta'] = {};
-  for (const s of SCORERS) {
-    meanOf[s] = {};
-    delta[s] = {};
-    for (const v of VARIANTS) {
-      meanOf[s][v.name] = Object.fromEntries(metrics.map((m) => [m, mean(recalls[s][v.name][m])]));
-      if (v.name === 'plain') continue;
-      delta[s][v.name] = Object.fromEntries(
-        metrics.map((m, j) => [
-          m,
-          pairedDelta(recalls[s][v.name][m], recalls[s].plain[m], SEED + j),
-        ]),
-      );
-    }
-  }
-  const groups = [...new Set(items.map((it) => it.group))];
-  let byGroup: DatasetResult['byGroup'];
-  if (groups.length > 1) {
-    byGroup = {};
-    for (const g of groups) {
-      const rows = items.flatMap((it, i) => (it.group === g ? [i] : []));
-      byGroup[g] = {};
-      for (const s of SCORERS) {
-        byGroup[g][s] = {};
-        for (const v of VARIANTS) {
-          byGroup[g][s][v.name] = Object.fromEntries(
-            metrics.map((m) => [m, mean(rows.map((i) => recalls[s][v.name][m][i]))]),
-          );
-        }
-      }
-    }
-  }
-  const totalWords = items.map((it) => it.words.reduce((a, b) => a + b, 0));
-  return {
-    name,
-    questions: items.length,
-    fragmentsPerQuestion: stats(items.map((it) => it.starts.length)),
-    wordsPerQuestion: stats(totalWords),
-    goldPerQuestion: 0,
-    everythingFits: Object.fromEntries(
-      BUDGETS.map((b) => [budgetKey(b), mean(totalWords.map((w) => (w <= b ? 1 : 0)))]),
-    ),
-    chance: Object.fromEntries(
-      BUDGETS.map((b) => [budgetKey(b), mean(totalWords.map((w) => Math.min(1, b / w)))]),
-    ),
-    metrics,
-    mean: meanOf,
-    delta,
-    byGroup,
-    ms: performance.now() - t0,
-  };
-}
+/** values[set][size][scorer][variant][metric] = per-question values in question order. */
+type Values = Record<
+  string,
+  Record<string, Record<string, Record<string, Record<string, number[]>>>>
+>;
 
-interface MusiqueQuestion {
+/** The embedder behind dense scores and the semantic relation: static GloVe, or real MiniLM. */
+interface BenchEmbedder {
   id: string;
-  question: string;
-  paragraphs: { idx: number; title: string; paragraph_text: string; is_supporting: boolean }[];
+  embed(texts: readonly string[]): Promise<VectorSet>;
 }
 
-function musiqueItems(file: string): { items: Item[]; gold: number } {
-  const data = JSON.parse(readFileSync(file, 'utf8')) as MusiqueQuestion[];
-  let gold = 0;
-  const items = data.map((q): Item => {
-    const texts = q.paragraphs.map((p) => `${p.title}\n${p.paragraph_text}`);
-    const starts = new Uint32Array(texts.length);
-    const ends = new Uint32Array(texts.length);
-    let at = 0;
-    texts.forEach((t, i) => {
-      starts[i] = at;
-      ends[i] = at + t.length;
-      at += t.length + 2;
-    });
-    const isGold = q.paragraphs.map((p) => p.is_supporting);
-    const goldCount = isGold.filter(Boolean).length;
-    if (goldCount === 0) throw new Error(`MuSiQue ${q.id}: no supporting paragraph.`);
-    gold += goldCount;
-    return {
-      id: q.id,
-      group: 'musique',
-      question: q.question,
-      source: texts.join('\n\n'),
+function staticEmbedder(model: StaticModel): BenchEmbedder {
+  return { id: 'static-glove-100d', embed: async (texts) => embedTexts(model, texts) };
+}
+
+/**
+ * Real all-MiniLM-L6-v2 (int8, `npm run models`), with the fragment vectors cached on disk
+ * outside the repository (~/.cache/fragrel-lens/bench-embeddings, keyed by a hash of the texts),
+ * so a rerun does not embed again.
+ */
+async function miniLmEmbedder(): Promise<BenchEmbedder & { close(): Promise<void> }> {
+  const { loadMiniLM } = await import('../test/real-models');
+  const m = await loadMiniLM();
+  const dir = path.join(os.homedir(), '.cache', 'fragrel-lens', 'bench-embeddings', 'minilm-q8');
+  mkdirSync(dir, { recursive: true });
+  return {
+    id: 'all-MiniLM-L6-v2 (q8)',
+    async embed(texts) {
+      const key = createHash('sha256').update(JSON.stringify(texts)).digest('hex');
+      const file = path.join(dir, `${key}.f32`);
+      let data: Float32Array;
+      if (existsSync(file)) {
+        const buf = readFileSync(file);
+        data = new Float32Array(buf.buffer, buf.byteOffset, buf.byteLength / 4).slice();
+      } else {
+        data = await m.embed(texts);
+        writeFileSync(file, Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+      }
+      return { dim: m.dim, count: texts.length, data };
+    },
+    close: () => m.close(),
+  };
+}
+
+interface Indexed {
+  run: Run;
+  words: Uint32Array;
+  tokens: Uint32Array;
+  graphs: Map<string, Relation>;
+  /** Content words of each fragment, for answer-in-context. */
+  contentWords: Set<string>[];
+}
+
+async function indexDocument(
+  q: BenchQuestion,
+  size: number | 'paragraph',
+  embedder: BenchEmbedder,
+): Promise<Indexed> {
+  const { source, fixed } = q.document;
+  const spans =
+    size === 'paragraph' && fixed
+      ? fixed
+      : splitProse(q.document.id, source, { wordsPerFragment: size as number });
+  const starts = Uint32Array.from(spans, (s) => s.start);
+  const ends = Uint32Array.from(spans, (s) => s.end);
+  const texts = spans.map((s) => source.slice(s.start, s.end));
+  const words = Uint32Array.from(texts, (t) => countWords(t));
+  const tokens = Uint32Array.from(texts, (t) => estimateTokens(t));
+  const vectors = await embedder.embed(texts);
+  const run = buildRun([
+    {
+      docId: q.document.id,
+      name: q.document.id,
+      source,
       starts,
       ends,
-      words: Uint32Array.from(texts, (t) => countWords(t)),
-      recall: (selected) => isGold.filter((g, i) => g && selected[i]).length / goldCount,
-    };
-  });
-  return { items, gold: gold / data.length };
+      words,
+      labels: texts.map((_, i) => `#${i}`),
+      vectors,
+      semantic: semanticNeighbours(vectors, [0, spans.length], defaultFragRelOptions.semanticK),
+    },
+  ]);
+  runBm25(run);
+  return { run, words, tokens, graphs: new Map(), contentWords: texts.map((t) => contentWords(t)) };
 }
 
-function babiItems(dir: string, bookFile: string): { items: Item[]; gold: number } {
-  const bookText = readFileSync(bookFile, 'utf8').replace(/\r\n?/g, '\n');
-  const book = indexWords(bookText);
-  const rng = prng(SEED);
-  const items: Item[] = [];
-  let gold = 0;
-  for (const task of BABI_TASKS) {
-    const samples = parseBabi(task, readFileSync(path.join(dir, task), 'utf8'));
-    const picked = sampleDistinct(rng, samples.length, SAMPLES_PER_TASK).sort((a, b) => a - b);
-    for (const index of picked) {
-      const sample: BabiSample = samples[index];
-      const passage = pickPassage(book, PASSAGE_WORDS, rng);
-      if (!passage) throw new Error(`The book is shorter than ${PASSAGE_WORDS} words.`);
-      const hay = buildHaystack(bookText, book, passage, sample.facts, rng);
-      const id = `${task.slice(0, 3)}-${index}`;
-      const frags = splitProse(id, hay.text, { wordsPerFragment: FRAGMENT_WORDS });
-      const starts = Uint32Array.from(frags, (f) => f.start);
-      const ends = Uint32Array.from(frags, (f) => f.end);
-      const goldSpans = sample.supporting.map((k) => hay.factSpans[k]);
-      gold += goldSpans.length;
-      items.push({
-        id,
-        group: task.slice(0, 3),
-        question: sample.question,
-        source: hay.text,
-        starts,
-        ends,
-        words: Uint32Array.from(frags, (f) => f.words ?? countWords(hay.text, f.start, f.end)),
-        recall: (selected) =>
-          goldSpans.filter((s) => spanSelected(starts, ends, selected, s.start, s.end)).length /
-          goldSpans.length,
-      });
+interface QueryForms {
+  raw: { terms: string[]; vector: Float32Array };
+  filtered: { terms: string[]; vector: Float32Array };
+}
+
+async function queryForms(query: string, embedder: BenchEmbedder): Promise<QueryForms> {
+  const terms = queryTerms(query);
+  const [raw, filtered] = await Promise.all([
+    embedder.embed([query]),
+    embedder.embed([terms.join(' ')]),
+  ]);
+  return {
+    raw: { terms: tokenize(query), vector: raw.data },
+    filtered: { terms, vector: filtered.data },
+  };
+}
+
+function independentScores(run: Run, scorer: string, forms: QueryForms): Float64Array {
+  const filtered = scorer.endsWith('-q');
+  const base = filtered ? scorer.slice(0, -2) : scorer;
+  const { terms, vector } = filtered ? forms.filtered : forms.raw;
+  if (base === 'rrf') {
+    const bm25 = bm25Scores(runBm25(run), terms);
+    const dense = runIndependentScores(run, { tokens: terms, vector }, 'dense');
+    return rrfScores([bm25, dense]);
+  }
+  return runIndependentScores(run, { tokens: terms, vector }, base as 'bm25' | 'dense' | 'hybrid');
+}
+
+function relationsFor(ix: Indexed, kind: string, wRel: number): Relation[] {
+  const key = `${kind}|${wRel}`;
+  const run = ix.run;
+  if (kind === 'context') return runRelations(run, ['context'], wRel);
+  if (kind === 'semantic') return runRelations(run, ['semantic'], wRel);
+  if (kind === 'ctx+sem') return runRelations(run, ['context', 'semantic'], wRel);
+  let rel = ix.graphs.get(key);
+  if (!rel) {
+    const sparse = kind === 'ppr' && run.semantic ? [run.semantic] : [];
+    rel = pprRelation(pprGraph(run.segments, sparse, { radius: 2, wRel }), { wRel });
+    ix.graphs.set(key, rel);
+  }
+  return [rel];
+}
+
+/** Share of the answer's content words in the selected fragments (answerInContext, unrolled). */
+function answerIn(answer: Set<string>, ix: Indexed, indices: Uint32Array): number {
+  if (answer.size === 0) return 0;
+  let hit = 0;
+  for (const w of answer) {
+    for (const i of indices) {
+      if (ix.contentWords[i].has(w)) {
+        hit++;
+        break;
+      }
     }
   }
-  return { items, gold: gold / items.length };
+  return hit / answer.size;
+}
+
+function selectionOf(
+  v: Variant,
+  scores: Float64Array,
+  costs: Uint32Array,
+  budget: number,
+): Selection {
+  return v.expand
+    ? selectWithNeighbours(scores, costs, budget, v.expand)
+    : selectByBudget(scores, costs, budget);
+}
+
+async function evaluateSet(
+  set: BenchSet,
+  embedder: BenchEmbedder,
+  sizesWanted: number[],
+  values: Values,
+  log: (line: string) => void,
+): Promise<void> {
+  const sizes: (number | 'paragraph')[] = set.name === 'musique' ? ['paragraph'] : sizesWanted;
+  values[set.name] = {};
+  for (const size of sizes) {
+    const bySize: Values[string][string] = {};
+    values[set.name][String(size)] = bySize;
+    for (const s of SCORERS) {
+      bySize[s] = {};
+      for (const v of VARIANTS) bySize[s][v.name] = {};
+    }
+    const push = (s: string, v: string, m: string, x: number) => (bySize[s][v][m] ??= []).push(x);
+    let cache = null as { docId: string; ix: Indexed } | null;
+    for (const [qi, q] of set.questions.entries()) {
+      if (cache?.docId !== q.document.id) {
+        cache = { docId: q.document.id, ix: await indexDocument(q, size, embedder) };
+      }
+      const ix: Indexed = cache.ix;
+      const forms = await queryForms(q.query, embedder);
+      const { run } = ix;
+      const n = run.size;
+      for (const scorer of SCORERS) {
+        const independent = independentScores(run, scorer, forms);
+        const ctx: Ctx = {
+          run,
+          independent,
+          relation: (kind, wRel) => relationsFor(ix, kind, wRel),
+        };
+        for (const v of VARIANTS) {
+          const scores = v.score(ctx);
+          for (const m of METRIC_BUDGETS) {
+            const costs = m.unit === 'words' ? ix.words : ix.tokens;
+            const sel = selectionOf(v, scores, costs, m.budget);
+            const selected = new Array<boolean>(n).fill(false);
+            for (const i of sel.indices) selected[i] = true;
+            push(
+              scorer,
+              v.name,
+              `gold@${m.key}`,
+              q.gold.length ? goldRecall(run.starts, run.ends, selected, q.gold) : NaN,
+            );
+            if (q.answerWords) {
+              push(scorer, v.name, `answer@${m.key}`, answerIn(q.answerWords, ix, sel.indices));
+            }
+          }
+        }
+      }
+      if ((qi + 1) % 50 === 0) log(`${set.name} size ${size}: ${qi + 1}/${set.questions.length}`);
+    }
+  }
+}
+
+/** The book sets (every set but MuSiQue, whose fragments are fixed paragraphs) as one pooled set. */
+const BOOK_SETS = ['quality', 'qasper', 'sfiction', 'babi'];
+
+function poolBookSets(sets: BenchSet[], values: Values): BenchSet | null {
+  const books = sets.filter((x) => BOOK_SETS.includes(x.name));
+  if (books.length < 2) return null;
+  const pooled: Values[string] = {};
+  for (const set of books) {
+    for (const [size, bySize] of Object.entries(values[set.name])) {
+      pooled[size] ??= {};
+      for (const [scorer, byScorer] of Object.entries(bySize)) {
+        pooled[size][scorer] ??= {};
+        for (const [variant, byVariant] of Object.entries(byScorer)) {
+          pooled[size][scorer][variant] ??= {};
+          const target = pooled[size][scorer][variant];
+          // A metric a set does not measure (answer-in-context) contributes no question.
+          for (const [metric, xs] of Object.entries(byVariant)) (target[metric] ??= []).push(...xs);
+        }
+      }
+    }
+  }
+  values.books = pooled;
+  return {
+    name: 'books',
+    questions: books.flatMap((x) => x.questions),
+    unlocated: books.reduce((n, x) => n + x.unlocated, 0),
+    note: `pooled: ${books.map((x) => x.name).join(', ')} (each question once)`,
+  };
+}
+
+const mean = (xs: readonly number[]) => xs.reduce((s, x) => s + x, 0) / Math.max(1, xs.length);
+
+interface Cell {
+  n: number;
+  mean: number;
+  delta?: PairedDelta;
+}
+
+/** summary[split][set][size][scorer][variant][metric] */
+type Summary = Record<
+  string,
+  Record<string, Record<string, Record<string, Record<string, Record<string, Cell>>>>>
+>;
+
+function summarise(sets: BenchSet[], values: Values): Summary {
+  const out: Summary = {};
+  for (const split of ['tune', 'heldout'] as SplitPart[]) {
+    out[split] = {};
+    for (const set of sets) {
+      out[split][set.name] = {};
+      for (const [size, bySize] of Object.entries(values[set.name])) {
+        out[split][set.name][size] = {};
+        for (const scorer of SCORERS) {
+          out[split][set.name][size][scorer] = {};
+          for (const v of VARIANTS) {
+            const cells: Record<string, Cell> = {};
+            for (const [metric, all] of Object.entries(bySize[scorer][v.name])) {
+              // Answer metrics exist for a subset of questions: align by the metric's own list.
+              const plainAll = bySize[scorer].plain[metric];
+              const ids = metric.startsWith('answer')
+                ? set.questions.filter((q) => q.answerWords)
+                : set.questions;
+              const keep = ids.map((q) => q.split === split);
+              const x: number[] = [];
+              const p: number[] = [];
+              all.forEach((val, i) => {
+                if (keep[i] && !Number.isNaN(val)) {
+                  x.push(val);
+                  p.push(plainAll[i]);
+                }
+              });
+              cells[metric] = {
+                n: x.length,
+                mean: mean(x),
+                delta:
+                  v.name === 'plain' || metric.endsWith('Kt')
+                    ? undefined
+                    : pairedBootstrap(x, p, { resamples: BOOTSTRAP, seed: SEED }),
+              };
+            }
+            out[split][set.name][size][scorer][v.name] = cells;
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * The tuning objective, on the tune half only: mean change in gold recall against plain at the
+ * 1K and 2K word budgets over every set and fragment size, and the worst such cell.
+ */
+function tuneObjective(summary: Summary, scorer: string, variant: string) {
+  const deltas: number[] = [];
+  for (const [setName, bySet] of Object.entries(summary.tune)) {
+    if (setName === 'books') continue;
+    for (const bySize of Object.values(bySet)) {
+      for (const m of ['gold@1Kw', 'gold@2Kw']) {
+        const c = bySize[scorer][variant][m];
+        if (c && c.n > 0) deltas.push(c.mean - bySize[scorer].plain[m].mean);
+      }
+    }
+  }
+  return { mean: mean(deltas), worst: Math.min(...deltas) };
+}
+
+function plainObjective(summary: Summary, scorer: string) {
+  const xs: number[] = [];
+  for (const [setName, bySet] of Object.entries(summary.tune)) {
+    if (setName === 'books') continue;
+    for (const bySize of Object.values(bySet)) {
+      for (const m of ['gold@1Kw', 'gold@2Kw']) {
+        const c = bySize[scorer].plain[m];
+        if (c && c.n > 0) xs.push(c.mean);
+      }
+    }
+  }
+  return mean(xs);
 }
 
 const pct = (x: number) => (100 * x).toFixed(1);
-const signed = (x: number) => `${x >= 0 ? '+' : ''}${(100 * x).toFixed(1)}`;
+const signed = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+const cellText = (c: Cell | undefined) => {
+  if (!c || c.n === 0) return '—';
+  if (!c.delta) return pct(c.mean);
+  const d = c.delta;
+  const sig = d.ci95[0] > 0 || d.ci95[1] < 0 ? '**' : '';
+  return `${pct(c.mean)} (${sig}${signed(d.mean)} [${signed(d.ci95[0])}, ${signed(d.ci95[1])}]${sig})`;
+};
 
-function table(r: DatasetResult, metrics: string[], header: string[]): string {
+function heldoutTable(summary: Summary, set: string, size: string, scorer: string, kind: string) {
+  const metrics = BUDGETS.map((b) => `${kind}@${b / 1000}Kw`);
+  const by = summary.heldout[set][size][scorer];
+  const n = by.plain[metrics[0]]?.n ?? 0;
   const lines = [
-    `| scorer | variant | ${header.join(' | ')} |`,
-    `|---|---|${header.map(() => '---').join('|')}|`,
+    `| variant (n = ${n}) | ${BUDGETS.map((b) => `${b / 1000}K words`).join(' | ')} |`,
+    `|---|${BUDGETS.map(() => '---:').join('|')}|`,
   ];
-  for (const s of SCORERS) {
-    for (const v of VARIANTS) {
-      const cells = metrics.map((m) => {
-        const value = pct(r.mean[s][v.name][m]);
-        if (v.name === 'plain') return value;
-        const d = r.delta[s][v.name][m];
-        return `${value} (${signed(d.mean)} [${signed(d.ci95[0])}, ${signed(d.ci95[1])}]; ${d.better}↑ ${d.worse}↓)`;
-      });
-      lines.push(`| ${s} | ${v.name} | ${cells.join(' | ')} |`);
-    }
-  }
-  return lines.join('\n');
-}
-
-function groupTable(r: DatasetResult, metric: string): string {
-  const groups = Object.keys(r.byGroup ?? {});
-  const lines = [
-    `| scorer | variant | ${groups.join(' | ')} |`,
-    `|---|---|${groups.map(() => '---').join('|')}|`,
-  ];
-  for (const s of SCORERS) {
-    for (const v of VARIANTS) {
-      lines.push(
-        `| ${s} | ${v.name} | ${groups.map((g) => pct(r.byGroup![g][s][v.name][metric])).join(' | ')} |`,
-      );
-    }
+  for (const v of VARIANTS) {
+    lines.push(`| ${v.name} | ${metrics.map((m) => cellText(by[v.name][m])).join(' | ')} |`);
   }
   return lines.join('\n');
 }
 
 export interface QualityResults {
   config: Record<string, unknown>;
-  datasets: DatasetResult[];
+  sets: {
+    name: string;
+    questions: number;
+    tune: number;
+    heldout: number;
+    unlocated: number;
+    note: string;
+  }[];
+  tuning: { scorer: string; variant: string; mean: number; worst: number }[];
+  plainByScorer: Record<string, number>;
+  summary: Summary;
   totalMs: number;
 }
 
-const legend =
-  'Recall in %, mean over questions. Variant cells: value (change vs the same scorer plain, ' +
-  'paired bootstrap 95% interval; questions helped up, hurt down).';
-
-export function qualityMarkdown(r: QualityResults): string {
-  const [mq, babi] = r.datasets;
-  const budgetHeader = BUDGETS.map((b) => `${b / 1000}K words`);
-  const fits = (d: DatasetResult) =>
-    BUDGETS.map((b) => `${b / 1000}K: ${pct(d.everythingFits[budgetKey(b)])}%`).join(', ');
-  return [
-    `### MuSiQue (${mq.questions} questions, ${mq.fragmentsPerQuestion.mean} paragraphs and ` +
-      `${mq.wordsPerQuestion.mean.toFixed(0)} words each on average, ${mq.goldPerQuestion.toFixed(2)} gold)`,
+export function qualityMarkdown(r: QualityResults, scorers: string[]): string {
+  const out: string[] = [];
+  out.push('### Sets and split', '');
+  out.push('| set | questions | tune | held-out | gold not located (left out) | note |');
+  out.push('|---|---:|---:|---:|---:|---|');
+  for (const s of r.sets) {
+    out.push(
+      `| ${s.name} | ${s.questions} | ${s.tune} | ${s.heldout} | ${s.unlocated} | ${s.note} |`,
+    );
+  }
+  out.push('', '### Tune half: plain scorers (mean gold recall at 1K and 2K words)', '');
+  out.push('| scorer | mean |', '|---|---:|');
+  for (const [s, m] of Object.entries(r.plainByScorer)) out.push(`| ${s} | ${pct(m)} |`);
+  out.push(
     '',
-    `${legend} Questions whose paragraphs all fit the budget: ${fits(mq)}.`,
+    '### Tune half: every idea (mean change vs plain, gold recall at 1K and 2K words, all sets and sizes)',
     '',
-    `**Recall within the word budget (Eq. 11)**`,
-    '',
-    table(mq, BUDGETS.map(budgetKey), budgetHeader),
-    '',
-    `**Secondary: recall@k paragraphs (top k by final score)**`,
-    '',
-    table(
-      mq,
-      TOP_K.map(topKey),
-      TOP_K.map((k) => `@${k}`),
-    ),
-    '',
-    `### bAbI qa1-qa5 in Moby Dick, BABILong-style (${babi.questions} questions, ` +
-      `${babi.wordsPerQuestion.mean.toFixed(0)} words and ${babi.fragmentsPerQuestion.mean.toFixed(1)} ` +
-      `fragments per haystack, ${babi.goldPerQuestion.toFixed(2)} supporting facts)`,
-    '',
-    `${legend} Haystacks that fit the budget whole: ${fits(babi)}. About chance (budget / ` +
-      `haystack words): ${BUDGETS.map((b) => `${b / 1000}K: ${pct(babi.chance[budgetKey(b)])}%`).join(', ')}.`,
-    '',
-    `**Recall of the supporting facts within the word budget (Eq. 11)**`,
-    '',
-    table(babi, BUDGETS.map(budgetKey), budgetHeader),
-    '',
-    `**By task, recall within 2K words**`,
-    '',
-    groupTable(babi, budgetKey(2000)),
-    '',
-    `Run time ${(r.totalMs / 1000).toFixed(1)} s.`,
-  ].join('\n');
+  );
+  out.push('| scorer | variant | mean change | worst cell |', '|---|---|---:|---:|');
+  for (const t of r.tuning) {
+    out.push(`| ${t.scorer} | ${t.variant} | ${signed(t.mean)} | ${signed(t.worst)} |`);
+  }
+  for (const scorer of scorers) {
+    out.push('', `### Held-out half, scorer ${scorer}`, '');
+    for (const s of r.sets) {
+      for (const size of Object.keys(r.summary.heldout[s.name])) {
+        out.push(`**${s.name}, fragments ${size}: gold recall**`, '');
+        out.push(heldoutTable(r.summary, s.name, size, scorer, 'gold'), '');
+        if (r.summary.heldout[s.name][size][scorer].plain['answer@1Kw']) {
+          out.push(`**${s.name}, fragments ${size}: answer-in-context**`, '');
+          out.push(heldoutTable(r.summary, s.name, size, scorer, 'answer'), '');
+        }
+      }
+    }
+  }
+  out.push(`Run time ${(r.totalMs / 1000).toFixed(0)} s.`);
+  return out.join('\n');
 }
 
-/** Measure without printing or writing (bench/run.ts does both for a section). */
-export function measureQuality(log: (line: string) => void): QualityResults {
+export async function measureQuality(log: (line: string) => void): Promise<QualityResults> {
   const t0 = performance.now();
-  const model = loadGloveFromDisk();
-  const mqFile = sharedDatasetPath('hipporag_multihop_train100', 'musique_train.json');
-  const babiDir = sharedDatasetPath('babi_en10k_test_qa1-5');
-  const bookFile = sharedDatasetPath('gutenberg', BOOK);
-  log(`datasets from ${path.dirname(path.dirname(mqFile))}`);
-
-  const mq = musiqueItems(mqFile);
-  const mqResult = evaluate('musique', mq.items, model, log);
-  mqResult.goldPerQuestion = mq.gold;
-
-  const tb = performance.now();
-  const babi = babiItems(babiDir, bookFile);
-  log(`bAbI: ${babi.items.length} haystacks built in ${(performance.now() - tb).toFixed(0)} ms`);
-  const babiResult = evaluate('babi-in-book', babi.items, model, log);
-  babiResult.goldPerQuestion = babi.gold;
-
+  const useMiniLm = process.env.QUALITY_EMBEDDER === 'minilm';
+  const embedder = useMiniLm ? await miniLmEmbedder() : staticEmbedder(loadGloveFromDisk());
+  const sizes = process.env.QUALITY_SIZES?.split(',').map(Number) ?? SIZES;
+  const only = process.env.QUALITY_SETS?.split(',');
+  const perTask = Number(process.env.QUALITY_BABI_PER_TASK ?? 60);
+  const builders: Record<string, () => BenchSet> = {
+    quality: () => levalSet(sharedDatasetPath('leval', 'quality.jsonl'), 'quality'),
+    qasper: () => levalSet(sharedDatasetPath('leval', 'scientific_qa.jsonl'), 'qasper'),
+    sfiction: () => levalSet(sharedDatasetPath('leval', 'sci_fi.jsonl'), 'sfiction'),
+    babi: () =>
+      babiSet(
+        sharedDatasetPath('babi_en10k_test_qa1-5'),
+        sharedDatasetPath('gutenberg', 'pg2701.txt'),
+        {
+          tasks: BABI_TASKS,
+          samplesPerTask: perTask,
+          passageWords: 20_000,
+          seed: SEED,
+        },
+      ),
+    musique: () =>
+      musiqueSet(sharedDatasetPath('hipporag_multihop_train100', 'musique_train.json')),
+  };
+  const sets: BenchSet[] = [];
+  const values: Values = {};
+  for (const [name, build] of Object.entries(builders)) {
+    if (only && !only.includes(name)) continue;
+    const set = build();
+    log(`${name}: ${set.questions.length} questions`);
+    const t = performance.now();
+    await evaluateSet(set, embedder, sizes, values, log);
+    log(`${name}: ${((performance.now() - t) / 1000).toFixed(1)} s`);
+    sets.push(set);
+  }
+  if ('close' in embedder) await (embedder as { close(): Promise<void> }).close();
+  const pooled = poolBookSets(sets, values);
+  if (pooled) sets.push(pooled);
+  const summary = summarise(sets, values);
+  const tuning = SCORERS.flatMap((scorer) =>
+    VARIANTS.filter((v) => v.name !== 'plain').map((v) => ({
+      scorer,
+      variant: v.name,
+      ...tuneObjective(summary, scorer, v.name),
+    })),
+  ).sort((a, b) => b.mean - a.mean);
   return {
     config: {
       seed: SEED,
-      budgetsWords: BUDGETS,
-      topK: TOP_K,
+      sizes,
+      budgets: BUDGETS,
+      tokens: 'estimateTokens: ceil(words * 4 / 3)',
       scorers: SCORERS,
-      variants: VARIANTS,
-      alpha: ALPHA,
-      wRel: W_REL,
-      semanticK: SEMANTIC_K,
-      hybridLambda: defaultHybridOptions.lambda,
-      bm25: 'k1 1.2, b 0.75, IDF over the question document, rescaled by max',
-      embedder: 'static-glove-100d (SIF)',
-      selection: "Eq. 11 by words, overflow 'skip'",
+      variants: VARIANTS.map((v) => ({ name: v.name, idea: v.idea })),
       bootstrapResamples: BOOTSTRAP,
-      musique: {
-        file: 'hipporag_multihop_train100/musique_train.json',
-        fragment: 'one per paragraph, given order, text = title + "\\n" + paragraph_text',
-        gold: 'is_supporting',
-      },
-      babi: {
-        tasks: BABI_TASKS,
-        samplesPerTask: SAMPLES_PER_TASK,
-        book: `gutenberg/${BOOK}`,
-        passageWords: PASSAGE_WORDS,
-        fragmentWords: FRAGMENT_WORDS,
-        construction:
-          'per question: random ~20K-word passage starting at a sentence; all story facts before ' +
-          'the question inserted in order at distinct random sentence ends; splitProse 500 words; ' +
-          'gold = supporting facts; a fact counts when wholly inside selected fragments',
-      },
+      split: 'FNV-1a(question id) even: tune, odd: held-out',
+      babiPerTask: perTask,
+      embedder: embedder.id,
     },
-    datasets: [mqResult, babiResult],
+    sets: sets.map((s) => ({
+      name: s.name,
+      questions: s.questions.length,
+      tune: s.questions.filter((q) => q.split === 'tune').length,
+      heldout: s.questions.filter((q) => q.split === 'heldout').length,
+      unlocated: s.unlocated,
+      note: s.note,
+    })),
+    tuning,
+    plainByScorer: Object.fromEntries(SCORERS.map((s) => [s, plainObjective(summary, s)])),
+    summary,
     totalMs: performance.now() - t0,
   };
 }
 
-/** bench/run.ts section shape: `{ name, description, run(log) -> { results, markdown } }`. */
-export const qualitySection: BenchSection = {
-  name: 'quality',
-  description:
-    'Retrieval quality: recall of the gold in 1K/2K/4K-word budgets, MuSiQue and bAbI-in-a-book.',
-  run(log): SectionOutput {
-    const results = measureQuality(log);
-    return { results, markdown: qualityMarkdown(results) };
-  },
-};
-
-/** Measure, print the markdown, write bench/results/quality.json. */
-export function runQualityBench(): QualityResults {
-  const results = measureQuality((line) => process.stderr.write(`[quality] ${line}\n`));
-  console.log(qualityMarkdown(results));
-  writeResults('quality', results);
-  return results;
-}
-
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   try {
-    runQualityBench();
+    const results = await measureQuality((line) => process.stderr.write(`[quality] ${line}\n`));
+    console.log(qualityMarkdown(results, (process.env.QUALITY_TABLES ?? 'bm25').split(',')));
+    // Compact, 4 decimals: every cell of both halves is kept, so the file is large (~2 MB).
+    const file = path.join(resultsDir, `${process.env.QUALITY_OUT ?? 'quality'}.json`);
+    const round = (_: string, v: unknown) =>
+      typeof v === 'number' && !Number.isInteger(v) ? Math.round(v * 1e4) / 1e4 : v;
+    writeFileSync(
+      file,
+      `${JSON.stringify({ section: 'quality', ...machine(), results }, round)}\n`,
+    );
   } catch (error: unknown) {
     console.error(error);
     process.exitCode = 1;

@@ -57,6 +57,10 @@ import { layoutRepository, repositoryWindows, type CodeWindow } from '../src/cor
 import { defaultCodeRelationOptions } from '../src/core/code/options';
 import { codeRelationMatrix } from '../src/core/code/relation';
 import type { FileSyntax, SyntaxDefinition } from '../src/core/code/syntax';
+import { pairedBootstrap, splitOf, type SplitPart } from '../src/core/eval';
+import { contextRelation } from '../src/core/relations/context';
+import { pprGraph, pprRelation } from '../src/core/relations/ppr';
+import { adaptiveAlpha } from '../src/core/retrieval/adaptive-alpha';
 import { ingestRepositoryFolder } from '../src/ingest/repo';
 import { CodeParser } from '../src/models/code-syntax';
 import { nodeGrammarSource } from '../src/models/tree-sitter-node';
@@ -202,6 +206,9 @@ interface TaskResult {
   bm25: Ranked;
   code: Ranked;
   codeExact: Ranked;
+  /** Issue 13's ideas on top of BM25 (the default code relation where one is used). */
+  ideas: Record<string, Ranked>;
+  split: SplitPart;
 }
 
 interface RepoResult {
@@ -522,7 +529,40 @@ async function main() {
       const independent = rescaleByMax(bm25Scores(bm25, query));
       const withCode = (m2: CsrMatrix) =>
         fragRelScores(independent, [csrRelation('code', m2)], { alpha: ALPHA }).final;
+      // Issue 13's ideas, each against plain BM25 on the same task (the default code relation).
+      const codeRel = csrRelation('code', rel);
+      const segs = [0, independent.length];
+      const ideaScores: Record<string, Float64Array> = {
+        'code a0.25': fragRelScores(independent, [codeRel], { alpha: 0.25 }).final,
+        'code a1': fragRelScores(independent, [codeRel], { alpha: 1 }).final,
+        'code adaptive': fragRelScores(independent, [codeRel], {
+          alpha: adaptiveAlpha(independent, 1).alpha,
+        }).final,
+        'code + context': fragRelScores(
+          independent,
+          [codeRel, contextRelation(Uint32Array.from(segs), 0.3)],
+          { alpha: ALPHA },
+        ).final,
+        'ppr (code + context graph)': fragRelScores(
+          independent,
+          [pprRelation(pprGraph(segs, [rel], { radius: 2, wRel: 0.3 }))],
+          { alpha: ALPHA },
+        ).final,
+        'ppr (code graph)': fragRelScores(
+          independent,
+          [pprRelation(pprGraph(segs, [rel], { radius: 0, wRel: 0 }))],
+          { alpha: ALPHA },
+        ).final,
+      };
+      const ideas = Object.fromEntries(
+        Object.entries(ideaScores).map(([k, v]) => [
+          k,
+          rankAndScore(v, excluded, goldWindows, goldByDefinition),
+        ]),
+      );
       taskResults.push({
+        ideas,
+        split: splitOf(`repoeval:${repo}:${m.task_id}:${taskResults.length}`),
         repo,
         task: `${m.task_id}#${taskResults.length}`,
         file: filePath,
@@ -563,6 +603,40 @@ async function main() {
     repoResults.map((r) => [r.repo, summarise(taskResults.filter((t) => t.repo === r.repo))]),
   );
   const overall = summarise(taskResults);
+  // Issue 13: every idea against BM25 on the tune and held-out halves, paired bootstrap 95%.
+  const metrics = ['windowRecall', 'definitionRecall', 'hit'] as const;
+  const ideaNames = ['code (paper)', ...Object.keys(taskResults[0]?.ideas ?? {})];
+  const rankedOf = (t: TaskResult, idea: string) =>
+    idea === 'code (paper)' ? t.code : t.ideas[idea];
+  const ideasBySplit = Object.fromEntries(
+    (['tune', 'heldout'] as SplitPart[]).map((split) => {
+      const rows = taskResults.filter((t) => t.split === split);
+      return [
+        split,
+        {
+          tasks: rows.length,
+          bm25: Object.fromEntries(metrics.map((m) => [m, mean(rows.map((t) => t.bm25[m]))])),
+          ideas: Object.fromEntries(
+            ideaNames.map((idea) => [
+              idea,
+              Object.fromEntries(
+                metrics.map((m) => [
+                  m,
+                  {
+                    mean: mean(rows.map((t) => rankedOf(t, idea)[m])),
+                    delta: pairedBootstrap(
+                      rows.map((t) => rankedOf(t, idea)[m]),
+                      rows.map((t) => t.bm25[m]),
+                    ),
+                  },
+                ]),
+              ),
+            ]),
+          ),
+        },
+      ];
+    }),
+  );
   process.stderr.write('[repoeval] scale check on node_modules/eslint/lib\n');
   const scale = await scaleCheck(parser);
 
@@ -586,6 +660,7 @@ async function main() {
       bm25: { k1: 1.2, b: 0.75 },
     },
     overall,
+    ideasBySplit,
     byRepo,
     repositories: repoResults,
     scale,
@@ -639,6 +714,29 @@ async function main() {
   lines.push(
     `Tasks left out of the averages: ${skipped.length} (${[...why].map(([w, n]) => `${n}: ${w}`).join('; ') || 'none'}); details in bench/results/repoeval.json.`,
   );
+  lines.push('');
+  lines.push('## Issue 13 ideas against BM25 (top 10 windows), by split; paired bootstrap 95%');
+  const sgn = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+  for (const split of ['tune', 'heldout']) {
+    const b = ideasBySplit[split];
+    lines.push('');
+    lines.push(`**${split} (${b.tasks} tasks with gold)**`);
+    lines.push('');
+    lines.push('| ranking | window recall | definition recall | hit@10 |');
+    lines.push('|---|---:|---:|---:|');
+    lines.push(`| BM25 | ${metrics.map((m) => pct(b.bm25[m])).join(' | ')} |`);
+    for (const idea of ideaNames) {
+      const c = b.ideas[idea];
+      lines.push(
+        `| ${idea} | ${metrics
+          .map((m) => {
+            const d = c[m].delta;
+            return `${pct(c[m].mean)} (${sgn(d.mean)} [${sgn(d.ci95[0])}, ${sgn(d.ci95[1])}])`;
+          })
+          .join(' | ')} |`,
+      );
+    }
+  }
   console.log(lines.join('\n'));
 }
 

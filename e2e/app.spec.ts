@@ -75,7 +75,8 @@ test('a dropped book is indexed, and the passage that answers a question is sele
   await expect(selected.nth(found).locator('.score-bar__eq')).toHaveText(EQUATION);
   // The question's words are marked in the reader, and the explanation names related fragments.
   await expect(page.locator('.reader__fragment mark').first()).toBeVisible();
-  await expect(page.getByTestId('explanation')).toContainText('context relation');
+  // The measured book default's relation (core/retrieval/presets.ts).
+  await expect(page.getByTestId('explanation')).toContainText('multi-hop (PageRank) relation');
   await expect(page.getByTestId('explanation').locator('tbody tr').first()).toBeVisible();
   expect(errors).toEqual([]);
 });

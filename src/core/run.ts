@@ -3,8 +3,9 @@
  * out one after another (relations never cross a document), independent scores by mode
  * (Eq. 4), then FragRel (Eq. 9-11) with explanations for the fragments the panel lists.
  *
- * Relation kinds: 'context' (Eq. 7, implicit), 'semantic' (Eq. 6, stored kNN) and 'code' (Eq. 8,
- * the code-structure relation stored for repositories). A run may mix books and repositories:
+ * Relation kinds: 'context' (Eq. 7, implicit), 'semantic' (Eq. 6, stored kNN), 'code' (Eq. 8,
+ * the code-structure relation stored for repositories) and 'ppr' (personalised PageRank over the
+ * context edges, relations/ppr.ts, built per query from the segments). A run may mix books and repositories:
  * the code relation then has empty rows for the books' fragments (Eq. 9 gives them 0), while the
  * semantic relation needs every document to have one.
  *
@@ -23,6 +24,7 @@ import { hybridScores } from './hybrid';
 import { defaultFragRelOptions, type HybridOptions } from './options';
 import { contextRelation } from './relations/context';
 import { csrRelation } from './relations/csr';
+import { pprGraph, pprRelation } from './relations/ppr';
 import { tokenize } from './tokenize';
 import type { CsrMatrix, Explanation, Relation, ScoreSet, Selection, VectorSet } from './types';
 import { cosineScores } from './vectors';
@@ -46,7 +48,7 @@ export interface RunDocumentIndex {
 }
 
 export type ScoringMode = 'dense' | 'bm25' | 'hybrid';
-export type RunRelationKind = 'context' | 'semantic' | 'code';
+export type RunRelationKind = 'context' | 'semantic' | 'code' | 'ppr';
 
 export interface Run {
   documents: { docId: string; name: string; offset: number; count: number }[];
@@ -258,6 +260,11 @@ export function runRelations(
     if (kind === 'context') out.push(contextRelation(run.segments, wRel));
     else if (kind === 'semantic' && run.semantic) out.push(csrRelation('semantic', run.semantic));
     else if (kind === 'code' && run.code) out.push(csrRelation('code', run.code));
+    else if (kind === 'ppr') {
+      // The multi-hop relation over the context edges (relations/ppr.ts), the configuration
+      // bench/quality.ts measured best for books: radius 2, the run's w_rel.
+      out.push(pprRelation(pprGraph(run.segments, [], { radius: 2, wRel }), { wRel }));
+    }
   }
   return out;
 }

@@ -11,6 +11,7 @@ import type { IndexApi } from '../workers/index-handlers';
 import { isAbortError } from '../workers/protocol';
 import type { RetrievalApi } from '../workers/retrieval.worker';
 import type { RetrievalResult, RetrievalSettings } from '../workers/retrieval-types';
+import { retrievalPreset, type RetrievalPreset } from '../core/retrieval/presets';
 import { CodeView } from './code/CodeView';
 import { SkipReport, type RepositoryReportEntry } from './code/SkipReport';
 import { Controls } from './components/Controls';
@@ -47,15 +48,22 @@ import { embedderFallback } from './storage/embedder-fallback';
 import { announcingWrites, libraryChanges, useTabSync } from './sync/tab-sync';
 import { ScoringNotice } from './scripts/ScoringNotice';
 
-/** The paper's book settings: dense retrieval, context relation, w_rel 0.3, alpha 0.5. */
-export const defaultRetrievalSettings: Readonly<RetrievalSettings> =
-  Object.freeze<RetrievalSettings>({
-    alpha: 0.5,
-    wRel: 0.3,
-    relations: ['context'],
-    scoring: 'dense',
+/** Retrieval settings of a book preset (core/retrieval/presets.ts) at the default budget. */
+export function presetRetrievalSettings(preset: RetrievalPreset): RetrievalSettings {
+  return {
+    alpha: preset.alpha,
+    wRel: preset.wRel,
+    relations: [...preset.relations],
+    scoring: preset.scoring,
     budget: 2000,
-  });
+    queryWords: preset.queryWords,
+  };
+}
+
+/** The book settings measured best (BENCHMARKS.md); the paper's stay one preset away. */
+export const defaultRetrievalSettings: Readonly<RetrievalSettings> = Object.freeze(
+  presetRetrievalSettings(retrievalPreset('prose', 'measured')),
+);
 
 /** How long a removed document can be brought back. */
 const UNDO_MS = 15_000;

@@ -28,6 +28,7 @@ import type {
 import type { Progress } from '../workers/protocol';
 import { semanticParams } from '../workers/retrieval-params';
 import { codeRelationParams } from '../workers/retrieval-types';
+import { retrievalPreset } from '../core/retrieval/presets';
 
 export interface IndexSettings {
   embedderId: string;
@@ -40,7 +41,8 @@ export interface IndexSettings {
 
 export const defaultIndexSettings: Readonly<IndexSettings> = Object.freeze({
   embedderId: STATIC_EMBEDDER_ID,
-  wordsPerFragment: 500,
+  // The measured book preset's fragment size (core/retrieval/presets.ts).
+  wordsPerFragment: retrievalPreset('prose', 'measured').wordsPerFragment ?? 500,
   semanticK: 16,
   hubHost: DEFAULT_HUB_HOST,
 });

@@ -6,7 +6,7 @@ import { defaultCodeRelationOptions, type CodeRelationOptions } from '../core/co
 import type { Explanation } from '../core/types';
 
 export type ScoringMode = 'dense' | 'bm25' | 'hybrid';
-export type RelationKind = 'context' | 'semantic' | 'code';
+export type RelationKind = 'context' | 'semantic' | 'code' | 'ppr';
 
 /**
  * The parameters a repository's code relation (Eq. 8) is stored under: the same repository
@@ -45,6 +45,11 @@ export interface RetrievalSettings {
   scoring: ScoringMode;
   /** Context budget in words (Eq. 11). */
   budget: number;
+  /**
+   * Query terms for BM25 and the query embedding: 'content' drops function and question words
+   * (core/retrieval/query.ts); absent means 'all'.
+   */
+  queryWords?: 'all' | 'content';
 }
 
 /** One document's block of fragments in a run: fragments [offset, offset + count). */

@@ -26,6 +26,7 @@ import {
 } from '../core/run';
 import { chooseScoring, zeroRowShare, type ScoringChoice } from '../core/script/fallback';
 import { STOP_WORDS } from '../core/stopwords';
+import { queryTerms } from '../core/retrieval/query';
 import { tokenize } from '../core/tokenize';
 import { CodeParser } from '../models/code-syntax';
 import { loadEmbedder, type EmbedderSpec } from '../models/embedder';
@@ -156,15 +157,17 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
   if (req.docIds.length === 0) throw new Error('Tick at least one document to ask.');
   const { key: runKey, run } = await getRun(req);
   const { settings } = req;
-  const tokens = tokenize(req.question);
+  const contentOnly = settings.queryWords === 'content';
+  const tokens = contentOnly ? queryTerms(req.question) : tokenize(req.question);
 
   const t0 = performance.now();
-  const scoreKey = JSON.stringify([runKey, req.question, settings.scoring]);
+  const scoreKey = JSON.stringify([runKey, req.question, settings.scoring, contentOnly]);
   if (lastScores?.key !== scoreKey) {
     let vector: Float32Array | undefined;
     if (settings.scoring !== 'bm25') {
       const embedder = await loadEmbedder(req.embedder, { signal: ctx.signal });
-      vector = await embedder.embed([req.question], { kind: 'query', signal: ctx.signal });
+      const text = contentOnly ? tokens.join(' ') : req.question;
+      vector = await embedder.embed([text], { kind: 'query', signal: ctx.signal });
     }
     // An embedder without vectors for the text's language scores nothing: BM25 instead, said.
     const choice = chooseScoring(

@@ -1,5 +1,6 @@
 import type { RelationKind, RetrievalSettings, ScoringMode } from '../../workers/retrieval-types';
 import type { IndexSettings } from '../library-service';
+import { PresetPicker } from '../presets/PresetPicker';
 import { RangeField } from './RangeField';
 
 export interface EmbedderChoice {
@@ -39,6 +40,12 @@ export function Controls({
       <h2 id="settings-title" className="card__title">
         How passages are chosen
       </h2>
+      <PresetPicker
+        retrieval={retrieval}
+        index={index}
+        onRetrieval={onRetrieval}
+        onIndex={onIndex}
+      />
       <fieldset className="controls">
         <legend className="visually-hidden">Retrieval</legend>
         <RangeField
@@ -91,14 +98,18 @@ export function Controls({
           />
           <div className="controls__group" role="group" aria-label="Relations">
             <span>Neighbours are</span>
-            {(['context', 'semantic'] as const).map((kind) => (
+            {(['context', 'semantic', 'ppr'] as const).map((kind) => (
               <label key={kind} className="inline">
                 <input
                   type="checkbox"
                   checked={retrieval.relations.includes(kind)}
                   onChange={(e) => toggleRelation(kind, e.target.checked)}
                 />
-                {kind === 'context' ? 'nearby in the text' : 'similar in meaning'}
+                {kind === 'context'
+                  ? 'nearby in the text'
+                  : kind === 'semantic'
+                    ? 'similar in meaning'
+                    : 'linked in a few steps (multi-hop PageRank)'}
               </label>
             ))}
           </div>
@@ -132,6 +143,7 @@ export function Controls({
               value={index.wordsPerFragment}
               onChange={(e) => onIndex({ ...index, wordsPerFragment: Number(e.target.value) })}
             >
+              <option value={100}>100 words (measured best)</option>
               <option value={200}>200 words</option>
               <option value={500}>500 words (paper default)</option>
               <option value={800}>800 words</option>

@@ -9,7 +9,10 @@ const KIND_HELP: Record<string, string> = {
     'Context structure (Eq. 7): nearby fragments lend their relevance, with weight w_rel to the power of the distance.',
   semantic:
     'Semantic (Eq. 6): the fragments most similar to this one lend their relevance, weighted by max(0, cosine). The paper prints 1 − cos, a distance; we use the similarity so that larger means more related.',
+  ppr: 'Multi-hop (personalised PageRank): relevance starts at the 5 best fragments and flows along neighbouring fragments (w_rel to the power of the distance, up to 2 away), so a passage next to a passage next to the evidence still gains. Each row is the relevance that arrived from that fragment.',
 };
+
+const KIND_NAME: Record<string, string> = { ppr: 'multi-hop (PageRank)' };
 
 /** Why a fragment scored as it did: its environment score taken apart by relation kind. */
 export function ExplanationView({
@@ -67,7 +70,7 @@ export function ExplanationView({
       {Object.entries(ex.byKind).map(([kind, part]) => (
         <div key={kind} className="explain__kind">
           <h3>
-            {kind} relation: environment {fmt(part.environment)}
+            {KIND_NAME[kind] ?? kind} relation: environment {fmt(part.environment)}
           </h3>
           <p className="help">{KIND_HELP[kind] ?? ''}</p>
           {part.contributions.length === 0 ? (

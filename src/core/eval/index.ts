@@ -1,0 +1,8 @@
+/**
+ * @file Evaluation core shared by `npm run bench:quality` and the in-browser evaluation page:
+ * retrieval metrics, the tune/held-out split and the paired bootstrap. Data-set parsers live in
+ * ./datasets.
+ */
+export * from './bootstrap';
+export * from './retrieval';
+export * from './split';

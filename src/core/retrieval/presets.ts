@@ -1,0 +1,130 @@
+/**
+ * @file Retrieval presets per document kind: the configuration measured best on the tune half of
+ * `npm run bench:quality` ("measured", the app's default) and the paper's exact settings ("paper
+ * defaults", one click away). Each carries a short text the panel shows to say which
+ * configuration is on and why. The numbers quoted are from bench/results/quality.json (tune half
+ * for the choice, held-out half for what to expect); BENCHMARKS.md has the tables.
+ */
+import { defaultsByTextKind } from '../options';
+import type { TextKind } from '../types';
+
+export type PresetId = 'measured' | 'paper';
+export type PresetScoring = 'dense' | 'bm25' | 'hybrid';
+export type PresetRelation = 'context' | 'semantic' | 'code' | 'ppr';
+/** Query terms used for BM25 and embedded for dense scores: all, or without function and question words (retrieval/query.ts). */
+export type QueryWords = 'all' | 'content';
+
+export interface RetrievalPreset {
+  id: PresetId;
+  kind: TextKind;
+  label: string;
+  scoring: PresetScoring;
+  queryWords: QueryWords;
+  relations: PresetRelation[];
+  alpha: number;
+  wRel: number;
+  /** Prose: fragment length in words (null: not a prose setting). */
+  wordsPerFragment: number | null;
+  /** One or two sentences for the panel: what is on and why. */
+  why: string;
+}
+
+const paper = defaultsByTextKind;
+
+export const retrievalPresets: Readonly<Record<TextKind, Record<PresetId, RetrievalPreset>>> =
+  Object.freeze({
+    prose: {
+      measured: {
+        id: 'measured',
+        kind: 'prose',
+        label: 'Measured best (books)',
+        scoring: 'bm25',
+        queryWords: 'content',
+        relations: ['ppr'],
+        alpha: paper.prose.alpha,
+        wRel: paper.prose.wRel,
+        wordsPerFragment: 100,
+        why:
+          'BM25 on the question without its function and question words, 100-word fragments, ' +
+          'and the multi-hop relation (personalised PageRank over neighbouring fragments, ' +
+          'alpha 0.5): the best of 88 configurations on the tune half of QuALITY, Qasper, ' +
+          'SFiction, bAbI-in-a-book and MuSiQue (BENCHMARKS.md). It needs no download.',
+      },
+      paper: {
+        id: 'paper',
+        kind: 'prose',
+        label: 'Paper defaults',
+        scoring: 'dense',
+        queryWords: 'all',
+        relations: ['context'],
+        alpha: paper.prose.alpha,
+        wRel: paper.prose.wRel,
+        wordsPerFragment: 500,
+        why:
+          "The FragRel paper's book settings: dense retrieval, 500-word fragments, the context " +
+          'relation with w_rel 0.3 and alpha 0.5.',
+      },
+    },
+    code: {
+      measured: {
+        id: 'measured',
+        kind: 'code',
+        label: 'Code defaults',
+        scoring: 'bm25',
+        queryWords: 'all',
+        relations: ['code'],
+        alpha: paper.code.alpha,
+        wRel: paper.code.wRel,
+        wordsPerFragment: null,
+        why:
+          "The paper's code settings (BM25, code-structure relation, alpha 0.5, top 10 windows). " +
+          'On RepoEval the multi-hop relation over the code graph did best on the tune half ' +
+          '(+2.3 points window recall, interval including 0) but is not wired for code yet.',
+      },
+      paper: {
+        id: 'paper',
+        kind: 'code',
+        label: 'Paper defaults',
+        scoring: 'bm25',
+        queryWords: 'all',
+        relations: ['code'],
+        alpha: paper.code.alpha,
+        wRel: paper.code.wRel,
+        wordsPerFragment: null,
+        why: "The FragRel paper's code settings: BM25, code-structure relation, alpha 0.5.",
+      },
+    },
+    chat: {
+      measured: {
+        id: 'measured',
+        kind: 'chat',
+        label: 'Chat defaults',
+        scoring: 'dense',
+        queryWords: 'all',
+        relations: ['context'],
+        alpha: paper.chat.alpha,
+        wRel: paper.chat.wRel,
+        wordsPerFragment: null,
+        why:
+          "The paper's chat-memory settings (top 8 turns, context relation with w_rel 0.8, " +
+          'alpha 0.5): MTBench+ has 27 dialogs, too few to tune on, so they stay.',
+      },
+      paper: {
+        id: 'paper',
+        kind: 'chat',
+        label: 'Paper defaults',
+        scoring: 'dense',
+        queryWords: 'all',
+        relations: ['context'],
+        alpha: paper.chat.alpha,
+        wRel: paper.chat.wRel,
+        wordsPerFragment: null,
+        why: "The FragRel paper's chat-memory settings: context relation, w_rel 0.8, alpha 0.5.",
+      },
+    },
+  });
+
+/** The preset of a document kind (the measured one unless asked for the paper's). */
+export function retrievalPreset(kind: TextKind, id: PresetId = 'measured'): RetrievalPreset {
+  return retrievalPresets[kind][id];
+}

@@ -1,0 +1,68 @@
+import { retrievalPreset, type PresetId, type RetrievalPreset } from '../../core/retrieval/presets';
+import type { RetrievalSettings } from '../../workers/retrieval-types';
+import type { IndexSettings } from '../library-service';
+
+/** Which book preset the settings match, or null when the user has moved a knob. */
+export function matchingPreset(
+  retrieval: RetrievalSettings,
+  index: IndexSettings,
+): RetrievalPreset | null {
+  for (const id of ['measured', 'paper'] as PresetId[]) {
+    const p = retrievalPreset('prose', id);
+    const same =
+      p.scoring === retrieval.scoring &&
+      p.alpha === retrieval.alpha &&
+      p.wRel === retrieval.wRel &&
+      (retrieval.queryWords ?? 'all') === p.queryWords &&
+      p.wordsPerFragment === index.wordsPerFragment &&
+      p.relations.length === retrieval.relations.length &&
+      p.relations.every((r) => retrieval.relations.includes(r));
+    if (same) return p;
+  }
+  return null;
+}
+
+/**
+ * The measured defaults and the paper's, one click apart, with the reason for the one that is on
+ * (the text comes from core, so the panel and BENCHMARKS.md say the same).
+ */
+export function PresetPicker({
+  retrieval,
+  index,
+  onRetrieval,
+  onIndex,
+}: {
+  retrieval: RetrievalSettings;
+  index: IndexSettings;
+  onRetrieval: (next: RetrievalSettings) => void;
+  onIndex: (next: IndexSettings) => void;
+}) {
+  const on = matchingPreset(retrieval, index);
+  const apply = (id: PresetId) => {
+    const p = retrievalPreset('prose', id);
+    onRetrieval({
+      ...retrieval,
+      alpha: p.alpha,
+      wRel: p.wRel,
+      relations: [...p.relations],
+      scoring: p.scoring,
+      queryWords: p.queryWords,
+    });
+    if (p.wordsPerFragment !== null && p.wordsPerFragment !== index.wordsPerFragment) {
+      onIndex({ ...index, wordsPerFragment: p.wordsPerFragment });
+    }
+  };
+  return (
+    <div className="controls__group" role="group" aria-label="Presets" data-testid="presets">
+      <span>Preset</span>
+      {(['measured', 'paper'] as PresetId[]).map((id) => (
+        <button key={id} type="button" aria-pressed={on?.id === id} onClick={() => apply(id)}>
+          {retrievalPreset('prose', id).label}
+        </button>
+      ))}
+      <p className="hint" data-testid="preset-why">
+        {on ? on.why : 'Custom settings: a knob was moved away from both presets.'}
+      </p>
+    </div>
+  );
+}
