@@ -155,6 +155,17 @@ export interface PipelineReranker {
   score(question: string, texts: string[], signal: AbortSignalLike): Promise<Float64Array>;
 }
 
+/**
+ * The library's embedder as the pipelines read it (QRMeM's edge similarity): the static GloVe
+ * vectors or the transformer the library uses, never a fake in the product. Rows are
+ * L2-normalised, so a dot product is the cosine.
+ */
+export interface PipelineEmbedder {
+  /** The model, for the trace: "static GloVe 100d", "Xenova/all-MiniLM-L6-v2". */
+  name: string;
+  embed(texts: readonly string[], signal: AbortSignalLike): Promise<Float32Array[]>;
+}
+
 export interface PipelineProgress {
   /** The step running now (the latest started). */
   step: string;
@@ -175,6 +186,8 @@ export interface PipelineInput<S> {
   llm: PipelineLlm;
   /** LongRAG's cross-encoder; without one it ranks by `library.independent` and says so. */
   reranker?: PipelineReranker;
+  /** The library's embedder (QRMeM's edge and segment similarity). */
+  embedder?: PipelineEmbedder;
   settings: S;
   signal: AbortSignalLike;
   onProgress?: (progress: PipelineProgress) => void;
