@@ -549,6 +549,7 @@ function Workspace({
               kindOf={kindOf}
               onCite={setFocused}
               hubHost={indexSettings.hubHost}
+              embedder={embedderSpec(indexSettings)}
             />
           </>
         )}

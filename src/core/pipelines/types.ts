@@ -163,7 +163,12 @@ export interface PipelineReranker {
 export interface PipelineEmbedder {
   /** The model, for the trace: "static GloVe 100d", "Xenova/all-MiniLM-L6-v2". */
   name: string;
-  embed(texts: readonly string[], signal: AbortSignalLike): Promise<Float32Array[]>;
+  /** `kind`: E5-style models embed a query and the passages it is matched with differently. */
+  embed(
+    texts: readonly string[],
+    kind: 'query' | 'passage',
+    signal: AbortSignalLike,
+  ): Promise<Float32Array[]>;
 }
 
 export interface PipelineProgress {

@@ -132,7 +132,8 @@ export const qrmemPipeline: Pipeline<QrmemSettings> = async (input) => {
       throw new Error('QRMeM needs the library embedder for edge similarity; none was given.');
     const similarity = async (query: string, texts: readonly string[]): Promise<number[]> => {
       if (!texts.length) return [];
-      const [q, ...rows] = await embedder.embed([query, ...texts], rec.signal);
+      const [q] = await embedder.embed([query], 'query', rec.signal);
+      const rows = await embedder.embed(texts, 'passage', rec.signal);
       return rows.map((r) => dot(q, r));
     };
 
