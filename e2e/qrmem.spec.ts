@@ -73,13 +73,18 @@ test('QRMeM answers about a dropped book and the graph view shows the navigated 
     await page.getByLabel('Context window (tokens)').fill('4096');
 
     const panel = page.getByTestId('pipelines-panel');
-    await panel.getByRole('radio', { name: 'QRMeM' }).check();
-    await panel.getByLabel('Trials at most').fill('2');
-    await panel.getByLabel('Generated questions').fill('2');
-    await panel.getByRole('button', { name: 'Run QRMeM' }).click();
-    await expect(panel).toHaveAttribute('data-state', 'done', { timeout: 200_000 });
-    await expect(panel.getByTestId('pipeline-answer')).toHaveText('Reeling and Writhing [1].');
-
+    const runQrmem = async () => {
+      await panel.getByRole('radio', { name: 'QRMeM' }).check();
+      await panel.getByLabel('Trials at most').fill('2');
+      await panel.getByLabel('Generated questions').fill('2');
+      await panel.getByRole('button', { name: 'Run QRMeM' }).click();
+      await expect(panel).toHaveAttribute('data-state', 'done', { timeout: 200_000 });
+      await expect(panel.getByTestId('pipeline-answer')).toHaveText('Reeling and Writhing [1].');
+    };
+    await runQrmem();
+    await expect(
+      panel.getByTestId('pipeline-trace').locator('[data-step="qrmem.build.segment"]'),
+    ).not.toContainText("Reused from the library's memory");
     const sent = server.requests
       .filter((r: RecordedRequest) => r.method === 'POST')
       .map((r) => r.body!.messages!.map((m) => m.content).join('\n'));
@@ -105,6 +110,30 @@ test('QRMeM answers about a dropped book and the graph view shows the navigated 
     await expect(first).toBeVisible();
     await first.click();
     await expect(page.getByTestId('reader-text').first()).toBeVisible();
+
+    // After a reload, the same book's segments, NER and summary come from IndexedDB.
+    const before = server.requests.length;
+    await page.reload();
+    await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+    await page.getByLabel('Question').fill(QUESTION);
+    await page.getByRole('button', { name: 'Ask', exact: true }).click();
+    await expect(page.getByTestId('retrieval-summary')).toContainText(QUESTION);
+    await page.getByLabel('Engine').selectOption('openai');
+    await page.getByLabel('Base URL').fill(`${server.url}/v1`);
+    await page.getByLabel('Model', { exact: true }).fill('test-model');
+    await page.getByLabel('API key').fill('sk-test-0123456789');
+    await page.getByLabel('Context window (tokens)').fill('4096');
+    await runQrmem();
+    await expect(
+      panel.getByTestId('pipeline-trace').locator('[data-step="qrmem.build.segment"]'),
+    ).toContainText("Reused from the library's memory");
+    const again = server.requests
+      .slice(before)
+      .filter((r: RecordedRequest) => r.method === 'POST')
+      .map((r) => r.body!.messages!.map((m) => m.content).join('\n'));
+    expect(again.filter((p) => p.includes('Summarise the following text'))).toHaveLength(0);
+    expect(again.filter((p) => p.includes('List the key entities'))).toHaveLength(2 * segments);
+    await expect(panel.getByTestId('qrmem-path')).toHaveText('Path: Mock Turtle → Gryphon');
     expect(urls.filter((u) => !isLocal(u))).toEqual([]);
     expect(problems).toEqual([]);
     await page.context().close();

@@ -16,6 +16,7 @@ import { RankedList } from './components/RankedList';
 import { Reader } from './components/Reader';
 import { AnswerPanel } from './answer/AnswerPanel';
 import { PipelinesPanel } from './pipelines/PipelinesPanel';
+import { libraryPipelineMemory } from './qrmem/memory';
 import { EngineProvider } from './answer/useEngine';
 import { ChatView } from './chat/ChatView';
 import { ViewSwitch, type MainView } from './chat/ViewSwitch';
@@ -141,6 +142,7 @@ function Workspace({
   notify: (kind: Notice['kind'], text: string) => void;
 }) {
   const { library, service, retrieval } = services;
+  const pipelineMemory = useMemo(() => libraryPipelineMemory(library), [library]);
   const [documents, setDocuments] = useState<DocumentRecord[] | null>(null);
   const [ticked, setTicked] = useState<Set<string>>(new Set());
   const [jobs, setJobs] = useState<Job[]>([]);
@@ -550,6 +552,7 @@ function Workspace({
               onCite={setFocused}
               hubHost={indexSettings.hubHost}
               embedder={embedderSpec(indexSettings)}
+              memory={pipelineMemory}
             />
           </>
         )}

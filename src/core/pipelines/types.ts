@@ -171,6 +171,17 @@ export interface PipelineEmbedder {
   ): Promise<Float32Array[]>;
 }
 
+/**
+ * Where a pipeline keeps what it built of a document that does not depend on the question
+ * (QRMeM's segments and named entities), so the next question on the same document reuses it:
+ * the library's IndexedDB store on the page, a Map in tests. Values are plain JSON-able data.
+ */
+export interface PipelineMemory {
+  get(docId: string, key: string): Promise<unknown>;
+  /** Resolves false when nothing was written (the document is gone). Never throws. */
+  put(docId: string, key: string, value: unknown): Promise<boolean>;
+}
+
 export interface PipelineProgress {
   /** The step running now (the latest started). */
   step: string;
@@ -193,6 +204,8 @@ export interface PipelineInput<S> {
   reranker?: PipelineReranker;
   /** The library's embedder (QRMeM's edge and segment similarity). */
   embedder?: PipelineEmbedder;
+  /** Question-independent memory per document (QRMeM); without it everything is rebuilt. */
+  memory?: PipelineMemory;
   settings: S;
   signal: AbortSignalLike;
   onProgress?: (progress: PipelineProgress) => void;

@@ -7,6 +7,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AbortSignalLike } from '../../core/abort';
 import type {
   PipelineEmbedder,
+  PipelineMemory,
   PipelineOutput,
   PipelineProgress,
   PipelineReranker,
@@ -44,6 +45,8 @@ export interface PipelinesPanelProps {
   hubHost?: string;
   /** The library's embedder (QRMeM's edge similarity): static GloVe or the transformer. */
   embedder?: EmbedderSpec;
+  /** Where QRMeM keeps what does not depend on the question (the library's store). */
+  memory?: PipelineMemory;
 }
 
 interface Run {
@@ -64,6 +67,7 @@ export function PipelinesPanel({
   onCite,
   hubHost,
   embedder,
+  memory,
 }: PipelinesPanelProps) {
   const engine = useEngine();
   const [pipeline, setPipeline] = useState<PipelineId>('longrag');
@@ -160,6 +164,7 @@ export function PipelinesPanel({
         llm: pipelineLlm(acquired),
         ...(loadedReranker ? { reranker: loadedReranker } : {}),
         ...(loadedEmbedder ? { embedder: loadedEmbedder } : {}),
+        ...(memory ? { memory } : {}),
         signal: controller.signal,
         onProgress: (progress) => update({ progress }),
         sleep: wait,
@@ -182,7 +187,7 @@ export function PipelinesPanel({
       text: output.answer || '',
       error: (output.error as LlmError | undefined) ?? null,
     });
-  }, [embedder, engine, hubHost, library, pipeline, rerankerId, result, settings]);
+  }, [embedder, memory, engine, hubHost, library, pipeline, rerankerId, result, settings]);
 
   const sourcesOfRun: PromptSource[] = useMemo(
     () => run?.output?.citations.map((c) => ({ ...c, truncated: false })) ?? [],

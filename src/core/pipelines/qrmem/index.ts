@@ -21,7 +21,14 @@ import { fragmentLocation, preview } from '../library';
 import { userMessage } from '../messages';
 import { segmentLibrary, type Segment } from '../segment';
 import { runTraced, TraceRecorder, type StepHandle } from '../trace';
-import type { Pipeline, PipelineCitation, PipelineEmbedder, TraceGraph } from '../types';
+import type {
+  Pipeline,
+  PipelineCitation,
+  PipelineDocument,
+  PipelineEmbedder,
+  TraceGraph,
+} from '../types';
+import { fromMemory, memoryKey, toMemory } from './memory';
 import { EntityGraph, nerEntities, type Relation } from './entities';
 import {
   callParsed,
@@ -167,7 +174,45 @@ export const qrmemPipeline: Pipeline<QrmemSettings> = async (input) => {
       phase: 'construction',
       dependsOnQuestion: false,
     });
-    const segments: Segment[] = await segmentLibrary(library, llm, segmentTokens, rec.signal);
+    // The question-independent memory of each document, reused when the library has it.
+    const key = memoryKey(segmentTokens, llm);
+    const remembered = new Map<string, ReturnType<typeof fromMemory>>();
+    if (input.memory)
+      for (const doc of library.documents) {
+        let value: unknown;
+        try {
+          value = await input.memory.get(doc.docId, key);
+        } catch {
+          value = undefined;
+        }
+        const m = value === undefined ? null : fromMemory(library, doc, value);
+        if (value !== undefined && !m)
+          segStep.note(`${doc.name}: the stored memory no longer fits the document; rebuilt.`);
+        if (m) remembered.set(doc.docId, m);
+      }
+    const missing = library.documents.filter((d) => !remembered.has(d.docId));
+    const built = missing.length
+      ? await segmentLibrary(library, llm, segmentTokens, rec.signal)
+      : [];
+    const segments: Segment[] = [];
+    const ner: string[][] = [];
+    for (const doc of library.documents) {
+      const m = remembered.get(doc.docId);
+      if (m) {
+        segments.push(...m.segments);
+        ner.push(...m.ner);
+      } else
+        for (const s of built.filter((b) => b.docId === doc.docId)) {
+          const names = nerEntities(s.text);
+          segments.push(s);
+          ner.push(names);
+        }
+    }
+    const reused = library.documents.filter((d) => remembered.has(d.docId)).map((d) => d.name);
+    if (reused.length)
+      segStep.note(
+        `Reused from the library's memory (built for an earlier question): segments and named entities of ${reused.join(', ')}.`,
+      );
     segments.forEach((s, i) =>
       rec.item({
         id: `segment:${i}`,
@@ -181,14 +226,34 @@ export const qrmemPipeline: Pipeline<QrmemSettings> = async (input) => {
         reason: `${s.fragments.length} whole fragments${s.cut ? ', cut to the segment size' : ''}`,
       }),
     );
-    segStep.done({ segments: segments.length });
+    segStep.done({ segments: segments.length, reused, built: missing.map((d) => d.name) });
 
     const nerStep = rec.step('qrmem.build.ner', 'Named entities of every segment (compromise)', {
       phase: 'construction',
       dependsOnQuestion: false,
     });
-    const ner = segments.map((s) => nerEntities(s.text));
-    nerStep.done({ mentions: ner.reduce((n, l) => n + l.length, 0) });
+    nerStep.done({
+      mentions: ner.reduce((n, l) => n + l.length, 0),
+      reused,
+      built: missing.map((d) => d.name),
+    });
+    const remember = async (doc: PipelineDocument, summary?: string) => {
+      if (!input.memory) return;
+      const own = segments.filter((s) => s.docId === doc.docId);
+      const value = toMemory(
+        library,
+        doc,
+        own,
+        own.map((s) => ner[segments.indexOf(s)]),
+        summary,
+      );
+      const ok = await input.memory.put(doc.docId, key, value).catch(() => false);
+      if (!ok)
+        nerStep.note(`${doc.name}: the memory could not be stored; the next question rebuilds it.`);
+    };
+    const single = library.documents.length === 1 ? library.documents[0] : undefined;
+    // A one-document library keeps its summary too; store after the summary then.
+    for (const doc of missing) if (doc !== single || settings.questions <= 0) await remember(doc);
 
     const graph = new EntityGraph();
     ner.forEach((names, i) => names.forEach((n) => graph.addMention(n, i, 'ner')));
@@ -199,11 +264,17 @@ export const qrmemPipeline: Pipeline<QrmemSettings> = async (input) => {
         phase: 'construction',
         dependsOnQuestion: false,
       });
-      const summary = await summarise(
-        sumStep,
-        segments.map((s) => s.text),
-      );
-      sumStep.done({ summaryTokens: await count(summary.text) });
+      const stored = single ? remembered.get(single.docId)?.summary : undefined;
+      const summary =
+        stored !== undefined
+          ? { text: stored, calls: [] as number[] }
+          : await summarise(
+              sumStep,
+              segments.map((s) => s.text),
+            );
+      if (stored !== undefined) sumStep.note("Reused the summary from the library's memory.");
+      else if (single) await remember(single, summary.text);
+      sumStep.done({ summaryTokens: await count(summary.text), reused: stored !== undefined });
 
       const qStep = rec.step('qrmem.build.questions', 'Generate questions from the summary', {
         phase: 'construction',

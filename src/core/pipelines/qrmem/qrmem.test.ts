@@ -440,3 +440,77 @@ describe('QRMeM navigation', () => {
     expect(llm.calls).toHaveLength(0);
   });
 });
+
+describe('QRMeM memory across questions', () => {
+  /** The library's store as a Map, as the page's IndexedDB adapter behaves. */
+  function mapMemory() {
+    const store = new Map<string, unknown>();
+    return {
+      store,
+      get: (docId: string, key: string) => Promise.resolve(store.get(`${docId}|${key}`)),
+      put: (docId: string, key: string, value: unknown) => {
+        store.set(`${docId}|${key}`, structuredClone(value));
+        return Promise.resolve(true);
+      },
+    };
+  }
+
+  async function ask(
+    memory: ReturnType<typeof mapMemory>,
+    question: string,
+    text = STORY.join('\n\n'),
+  ) {
+    const llm = fakeLlm({ concurrency: 2, script: script() });
+    const out = await qrmemPipeline({
+      question,
+      library: libraryOf([{ name: 'story.txt', text }], question),
+      llm,
+      embedder: glove,
+      memory,
+      settings: { ...defaultQrmemSettings, segmentTokens: 15, maxTrials: 1 },
+      signal: testSignal().signal,
+      clock: llm.clock,
+    });
+    return { llm, out };
+  }
+
+  it('a second question reuses the segments, NER and summary, and the trace says so', async () => {
+    const memory = mapMemory();
+    const first = await ask(memory, QUESTION);
+    expect(first.out.status).toBe('done');
+    expect(memory.store.size).toBe(1);
+    expect(tags(first.llm, 'qrmem.summary').length).toBeGreaterThan(0);
+    const second = await ask(memory, 'Who sells fish at the market of Brook?');
+    expect(second.out.status).toBe('done');
+    expect(tags(second.llm, 'qrmem.summary')).toHaveLength(0);
+    const seg = second.out.trace.steps.find((s) => s.id === 'qrmem.build.segment')!;
+    expect(seg.output).toMatchObject({ reused: ['story.txt'], built: [] });
+    expect(seg.notes.join(' ')).toContain("Reused from the library's memory");
+    expect(
+      second.out.trace.steps.find((s) => s.id === 'qrmem.build.summary')!.output,
+    ).toMatchObject({
+      reused: true,
+    });
+    // The same segments as the first run built; the question-dependent calls are made again.
+    const segs = (o: PipelineOutput) =>
+      o.trace.items
+        .filter((i) => i.kind === 'segment' && i.id.startsWith('segment:'))
+        .map((i) => i.fragments);
+    expect(segs(second.out)).toEqual(segs(first.out));
+    expect(tags(second.llm, 'qrmem.entities').length).toBeGreaterThan(0);
+    expect(second.out.trace.graph!.nodes.map((n) => n.id).sort()).toEqual(
+      first.out.trace.graph!.nodes.map((n) => n.id).sort(),
+    );
+  });
+
+  it('rebuilds a memory that no longer fits the document, and says so', async () => {
+    const memory = mapMemory();
+    await ask(memory, QUESTION);
+    const changed = [...STORY, 'Erin rows across the bay at dawn.'].join('\n\n');
+    const again = await ask(memory, QUESTION, changed);
+    const seg = again.out.trace.steps.find((s) => s.id === 'qrmem.build.segment')!;
+    expect(seg.notes.join(' ')).toContain('no longer fits the document; rebuilt');
+    expect(seg.output).toMatchObject({ reused: [], built: ['story.txt'] });
+    expect(tags(again.llm, 'qrmem.summary').length).toBeGreaterThan(0);
+  });
+});
