@@ -3,7 +3,7 @@
  * adapted to the engine's window and the trace says how).
  */
 import { LONGRAG_MODES, type LongRagMode } from '../../core/pipelines/longrag';
-import type { QrmemVariant } from '../../core/pipelines/qrmem';
+import type { QrmemVariant } from '../../core/pipelines/qrmem/settings';
 import type { PipelineId, PipelineSettings } from './registry';
 
 interface Props {

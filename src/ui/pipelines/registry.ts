@@ -16,11 +16,7 @@ import {
   segmentPipeline,
   type SegmentSettings,
 } from '../../core/pipelines/segment';
-import {
-  defaultQrmemSettings,
-  qrmemPipeline,
-  type QrmemSettings,
-} from '../../core/pipelines/qrmem';
+import { defaultQrmemSettings, type QrmemSettings } from '../../core/pipelines/qrmem/settings';
 import type { PipelineInput, PipelineOutput } from '../../core/pipelines/types';
 
 export type PipelineId = 'fragrel' | 'longrag' | 'segment' | 'qrmem';
@@ -69,6 +65,9 @@ export function runPipeline(
     case 'segment':
       return segmentPipeline({ ...input, settings: settings.segment });
     case 'qrmem':
-      return qrmemPipeline({ ...input, settings: settings.qrmem });
+      // Loaded on first use: it brings the NER library (compromise), which no other part needs.
+      return import('../../core/pipelines/qrmem').then(({ qrmemPipeline }) =>
+        qrmemPipeline({ ...input, settings: settings.qrmem }),
+      );
   }
 }

@@ -11,7 +11,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { Trace } from '../../core/pipelines/types';
-import type { QrmemRound } from '../../core/pipelines/qrmem';
+import type { QrmemRound } from '../../core/pipelines/qrmem/settings';
 
 interface Props {
   trace: Trace;
