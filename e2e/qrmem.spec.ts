@@ -105,6 +105,12 @@ test('QRMeM answers about a dropped book and the graph view shows the navigated 
     // The canvas draws the navigated part: two entities and their edge.
     await expect(graph.getByTestId('qrmem-canvas')).toHaveAttribute('data-nodes', '2');
     await expect(graph.getByTestId('qrmem-canvas').locator('canvas').first()).toBeVisible();
+    // The whole graph on demand: every entity the construction found (NER finds many more).
+    await graph.getByRole('checkbox', { name: /Show the whole graph/ }).check();
+    const all = Number(await graph.getByTestId('qrmem-canvas').getAttribute('data-nodes'));
+    expect(all).toBeGreaterThan(10);
+    await expect(graph).toContainText(`${all} entities`);
+    await graph.getByRole('checkbox', { name: /Show the whole graph/ }).uncheck();
     // A segment of the answer opens in the reader.
     const first = graph.getByTestId('qrmem-segment').first();
     await expect(first).toBeVisible();
