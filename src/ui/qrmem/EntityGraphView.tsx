@@ -78,9 +78,13 @@ export function EntityGraphView({ trace, onOpen }: Props) {
             { selector: 'edge', style: { width: 1, 'line-color': '#ccd' } },
             { selector: 'edge[onPath = 1]', style: { width: 3, 'line-color': '#d97706' } },
           ],
-          // cose: cytoscape's built-in force-directed layout; breadthfirst for big graphs,
-          // where cose's quadratic repulsion is too slow to wait for.
-          layout: { name: shown.nodes.length > 500 ? 'grid' : 'cose', animate: false },
+          // cose (cytoscape's built-in force-directed layout) only for small graphs: measured in
+          // Chromium on the 2-core VM, 100 nodes take 0.9 s, 500 take 7.6 s and 3,000 over 4 min;
+          // a grid draws 3,000 in 0.8 s. Big graphs also skip edges and labels while panning.
+          layout: { name: shown.nodes.length > 150 ? 'grid' : 'cose', animate: false },
+          ...(shown.nodes.length > 150
+            ? { hideEdgesOnViewport: true, hideLabelsOnViewport: true, textureOnViewport: true }
+            : {}),
         });
       })
       .catch((e: Error) => setDrawError(`The graph could not be drawn: ${e.message}`));
