@@ -25,6 +25,8 @@ import {
 import { fragrelPipeline } from '../src/core/pipelines/fragrel';
 import { longragPipeline, defaultLongRagSettings } from '../src/core/pipelines/longrag';
 import { segmentPipeline, defaultSegmentSettings } from '../src/core/pipelines/segment';
+import { qrmemPipeline, defaultQrmemSettings } from '../src/core/pipelines/qrmem';
+import { embedTexts } from '../src/core/embed/static';
 import { fakeLlm, testSignal, type FakeCall } from '../src/core/pipelines/testing';
 import type {
   PipelineLibrary,
@@ -33,7 +35,7 @@ import type {
   TraceClock,
 } from '../src/core/pipelines/types';
 import { estimateTokens } from '../src/llm/tokens';
-import { sharedDatasetPath } from '../test/glove';
+import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
 import { writeResults } from './results-file';
 
 interface Question {
@@ -112,6 +114,22 @@ const between = (text: string, a: string, b: string) => {
   return i < 0 ? '' : text.slice(i + a.length, j < 0 ? undefined : j);
 };
 
+const capitalised = (text: string, n: number) =>
+  [...new Set(text.match(/\b[A-Z][a-z]{3,}\b/g) ?? [])].slice(0, n);
+
+/** The offline GloVe vectors: QRMeM's edge similarity, as the app's default embedder. */
+const glove = (() => {
+  let model: ReturnType<typeof loadGloveFromDisk> | undefined;
+  return {
+    name: 'static GloVe 100d',
+    embed: async (texts: readonly string[]) => {
+      model ??= loadGloveFromDisk();
+      const v = embedTexts(model, texts);
+      return Array.from({ length: v.count }, (_, i) => v.data.subarray(i * v.dim, (i + 1) * v.dim));
+    },
+  };
+})();
+
 /** The scripted engine with realistic reply lengths and the API token estimate. */
 function benchEngine(
   contextLimit: number,
@@ -141,6 +159,33 @@ function benchEngine(
           Reasoning: words(25, 'merged'),
         }),
       'segment.answer': 'A short answer [1].',
+      // QRMeM: entities are the segment's first capitalised words, related pairwise; the judge
+      // answers at its third call (so a question takes the default 3 trials).
+      'qrmem.entities': (c: FakeCall) => JSON.stringify(capitalised(c.prompt, 4)),
+      'qrmem.relations': (c: FakeCall) => {
+        const names = between(c.prompt, 'Entities: ', '\n').split('; ').slice(0, 4);
+        return JSON.stringify(
+          names.slice(1).map((tail, i) => ({ head: names[i], relation: words(8, 'rel'), tail })),
+        );
+      },
+      'qrmem.merge': words(15, 'fused'),
+      'qrmem.summary': words(250, 'summary'),
+      'qrmem.questions': JSON.stringify([
+        'Who is the main character?',
+        'Where does the story take place?',
+        'Who is the main character of it?',
+        'What happens at the end?',
+        'Why does the conflict start?',
+      ]),
+      'qrmem.qentities': (c: FakeCall) => JSON.stringify(capitalised(c.prompt, 2)),
+      'qrmem.judge': (c: FakeCall) =>
+        JSON.stringify(
+          c.tagIndex % 3 === 2
+            ? { answerable: true, answer: 'A short answer [1].', reason: '' }
+            : { answerable: false, answer: '', reason: words(12, 'missing') },
+        ),
+      'qrmem.elaborate': words(20, 'elaborated'),
+      'qrmem.answer': 'A short answer [1].',
     },
   });
   const count = (t: string) => estimateTokens(t);
@@ -221,6 +266,19 @@ async function main() {
           library,
           llm,
           settings: defaultSegmentSettings,
+          signal: testSignal().signal,
+          clock: llm.clock,
+        }),
+    ],
+    [
+      'QRMeM (KN)',
+      (llm, library, question) =>
+        qrmemPipeline({
+          question,
+          library,
+          llm,
+          embedder: glove,
+          settings: defaultQrmemSettings,
           signal: testSignal().signal,
           clock: llm.clock,
         }),

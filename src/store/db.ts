@@ -55,7 +55,8 @@ export async function openLibraryDb(
   state: ConnectionState = {},
 ): Promise<LibraryDb> {
   const migrations = options.migrations ?? MIGRATIONS;
-  const version = migrations.length;
+  // The last step's number (branches are assigned numbers ahead of merging, so one may skip).
+  const version = migrations.at(-1)?.version ?? 0;
   const factory = options.factory ?? (typeof indexedDB === 'undefined' ? undefined : indexedDB);
   if (!factory) {
     throw new StoreError(

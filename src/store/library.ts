@@ -58,6 +58,7 @@ import {
 import {
   LIBRARY_DB_NAME,
   type ChatRecord,
+  type PipelineMemoryRecord,
   type ChatRoundRecord,
   type DocumentRecord,
   type FragmentRef,
@@ -148,6 +149,7 @@ const DOCUMENT_STORES = [
   'fragments',
   'vectors',
   'relations',
+  'pipelineMemory',
 ] as const satisfies readonly LibraryStoreName[];
 
 /**
@@ -354,6 +356,8 @@ export class Library {
           const range = documentKeyRange(id);
           requests.add(tx.objectStore('vectors').delete(range));
           requests.add(tx.objectStore('relations').delete(range));
+          // New fragments: what a pipeline built from the old ones no longer applies.
+          requests.add(tx.objectStore('pipelineMemory').delete(range));
           requests.add(tx.objectStore('documents').put(documentRecord));
           requests.add(tx.objectStore('sources').put({ docId: id, text: source }));
           requests.add(tx.objectStore('fragments').put(fragmentsRecord));
@@ -382,6 +386,26 @@ export class Library {
     });
   }
 
+  /** A pipeline's question-independent memory of a document (issue 11), if stored. */
+  getPipelineMemory(docId: string, key: string): Promise<PipelineMemoryRecord | undefined> {
+    return this.guard(() => this.db.get('pipelineMemory', [docId, key]));
+  }
+
+  /**
+   * Store a pipeline's memory of a document in one transaction, only while the document exists
+   * (a memory of a document deleted meanwhile is not written). Returns whether it was written.
+   */
+  putPipelineMemory(record: PipelineMemoryRecord): Promise<boolean> {
+    return this.guard(() => {
+      const tx = this.db.transaction(['documents', 'pipelineMemory'], 'readwrite');
+      return commit(tx, async () => {
+        if ((await tx.objectStore('documents').getKey(record.docId)) === undefined) return false;
+        await tx.objectStore('pipelineMemory').put(record);
+        return true;
+      });
+    });
+  }
+
   /** Remove a document and everything of it, in one transaction. Returns whether it existed. */
   deleteDocument(id: string): Promise<boolean> {
     return this.guard(() => {
@@ -395,6 +419,7 @@ export class Library {
         requests.add(tx.objectStore('fragments').delete(id));
         requests.add(tx.objectStore('vectors').delete(documentKeyRange(id)));
         requests.add(tx.objectStore('relations').delete(documentKeyRange(id)));
+        requests.add(tx.objectStore('pipelineMemory').delete(documentKeyRange(id)));
         await requests.all();
         return (await existed) !== undefined;
       });

@@ -238,6 +238,22 @@ export interface ChatRecord {
   docIds: string[];
 }
 
+/**
+ * What a pipeline keeps of a document that does not depend on the question (issue 11: QRMeM's
+ * segments and their named entities), keyed by document and by what it was built with (the
+ * segment size and the engine's token counter), so a second question on the same book reuses
+ * it. Deleted with the document, and when the document is indexed again.
+ */
+export interface PipelineMemoryRecord {
+  docId: string;
+  /** `qrmem|<segment tokens>|<token counter>`: what the value was built with. */
+  key: string;
+  /** ms since the epoch. */
+  createdAt: number;
+  /** Plain JSON-able data, owned by the pipeline that wrote it. */
+  value: unknown;
+}
+
 /** The typed schema idb checks every `get`/`put` against. */
 export interface LibrarySchema extends DBSchema {
   documents: { key: string; value: DocumentRecord };
@@ -248,6 +264,7 @@ export interface LibrarySchema extends DBSchema {
   settings: { key: string; value: SettingRecord };
   questions: { key: string; value: QuestionRecord; indexes: { byDate: number } };
   chats: { key: string; value: ChatRecord; indexes: { byUpdated: number } };
+  pipelineMemory: { key: [string, string]; value: PipelineMemoryRecord };
 }
 
 export type LibraryStoreName = StoreNames<LibrarySchema>;
@@ -300,10 +317,18 @@ export const MIGRATIONS: readonly Migration[] = [
       db.createObjectStore('chats', { keyPath: 'id' }).createIndex('byUpdated', 'updatedAt');
     },
   },
+  // Versions 4 and 5 are assigned to other branches (issues in flight); numbers may skip.
+  {
+    version: 6,
+    description: 'pipelineMemory: question-independent pipeline memory per document (issue 11)',
+    run(db) {
+      db.createObjectStore('pipelineMemory', { keyPath: ['docId', 'key'] });
+    },
+  },
 ];
 
 /** The schema version this code creates and expects. */
-export const LIBRARY_VERSION = MIGRATIONS.length;
+export const LIBRARY_VERSION = MIGRATIONS[MIGRATIONS.length - 1].version;
 
 /**
  * Run the migrations after `oldVersion` up to `newVersion`, in order, in the upgrade

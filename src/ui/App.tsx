@@ -27,6 +27,7 @@ import { Reader } from './components/Reader';
 import { budgetLine } from '../core/why/reasons';
 import { AnswerPanel } from './answer/AnswerPanel';
 import { PipelinesPanel } from './pipelines/PipelinesPanel';
+import { libraryPipelineMemory } from './qrmem/memory';
 import { EngineProvider } from './answer/useEngine';
 import { ChatView } from './chat/ChatView';
 import { ViewSwitch, type MainView } from './chat/ViewSwitch';
@@ -174,6 +175,7 @@ function Workspace({
   notify: (kind: Notice['kind'], text: string) => void;
 }) {
   const { library, service, retrieval } = services;
+  const pipelineMemory = useMemo(() => libraryPipelineMemory(library), [library]);
   const [documents, setDocuments] = useState<DocumentRecord[] | null>(null);
   const [ticked, setTicked] = useState<Set<string>>(new Set());
   const [jobs, setJobs] = useState<Job[]>([]);
@@ -794,6 +796,8 @@ function Workspace({
               kindOf={kindOf}
               onCite={setFocused}
               hubHost={indexSettings.hubHost}
+              embedder={embedderSpec(indexSettings)}
+              memory={pipelineMemory}
             />
           </>
         )}

@@ -155,6 +155,33 @@ export interface PipelineReranker {
   score(question: string, texts: string[], signal: AbortSignalLike): Promise<Float64Array>;
 }
 
+/**
+ * The library's embedder as the pipelines read it (QRMeM's edge similarity): the static GloVe
+ * vectors or the transformer the library uses, never a fake in the product. Rows are
+ * L2-normalised, so a dot product is the cosine.
+ */
+export interface PipelineEmbedder {
+  /** The model, for the trace: "static GloVe 100d", "Xenova/all-MiniLM-L6-v2". */
+  name: string;
+  /** `kind`: E5-style models embed a query and the passages it is matched with differently. */
+  embed(
+    texts: readonly string[],
+    kind: 'query' | 'passage',
+    signal: AbortSignalLike,
+  ): Promise<Float32Array[]>;
+}
+
+/**
+ * Where a pipeline keeps what it built of a document that does not depend on the question
+ * (QRMeM's segments and named entities), so the next question on the same document reuses it:
+ * the library's IndexedDB store on the page, a Map in tests. Values are plain JSON-able data.
+ */
+export interface PipelineMemory {
+  get(docId: string, key: string): Promise<unknown>;
+  /** Resolves false when nothing was written (the document is gone). Never throws. */
+  put(docId: string, key: string, value: unknown): Promise<boolean>;
+}
+
 export interface PipelineProgress {
   /** The step running now (the latest started). */
   step: string;
@@ -175,6 +202,10 @@ export interface PipelineInput<S> {
   llm: PipelineLlm;
   /** LongRAG's cross-encoder; without one it ranks by `library.independent` and says so. */
   reranker?: PipelineReranker;
+  /** The library's embedder (QRMeM's edge and segment similarity). */
+  embedder?: PipelineEmbedder;
+  /** Question-independent memory per document (QRMeM); without it everything is rebuilt. */
+  memory?: PipelineMemory;
   settings: S;
   signal: AbortSignalLike;
   onProgress?: (progress: PipelineProgress) => void;

@@ -1,10 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { CUSTOM_MODEL, analyse, formatBytes, settingsFromUrl } from './check';
+import {
+  CUSTOM_MODEL,
+  analyse,
+  formatBytes,
+  parseRankingSets,
+  rankSets,
+  settingsFromUrl,
+} from './check';
 
 describe('settingsFromUrl', () => {
   it('reads model, host, device, dtype and batch', () => {
     const { settings, problems } = settingsFromUrl(
-      '?model=tribuo-tinybert&host=http%3A%2F%2F127.0.0.1%3A9%2F&device=webgpu&dtype=fp32&batch=2',
+      '?model=tribuo-tinybert&host=http%3A%2F%2F127.0.0.1%3A9%2F&device=webgpu&dtype=fp32&batch=2&threads=2',
     );
     expect(problems).toEqual([]);
     expect(settings).toEqual({
@@ -14,7 +21,25 @@ describe('settingsFromUrl', () => {
       device: 'webgpu',
       dtype: 'fp32',
       batchSize: 2,
+      threads: 2,
     });
+  });
+
+  it('ranks passages: sets from text, cosines best first', () => {
+    const sets = parseRankingSets('q1\np1\np2\n\n  \nq2\np3\n\nlonely query');
+    expect(sets).toEqual([
+      { query: 'q1', passages: ['p1', 'p2'] },
+      { query: 'q2', passages: ['p3'] },
+    ]);
+    const ranked = rankSets(
+      sets,
+      Float32Array.from([1, 0, 0, 1]),
+      Float32Array.from([0.6, 0.8, 1, 0, 0, 1]),
+      2,
+    );
+    expect(ranked[0].scores.map((x) => +x.toFixed(3))).toEqual([0.6, 1]);
+    expect(ranked[0].order).toEqual([1, 0]);
+    expect(ranked[1].scores).toEqual([1]);
   });
 
   it('puts an unknown model in the hub id box', () => {

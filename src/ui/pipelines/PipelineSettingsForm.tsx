@@ -3,6 +3,7 @@
  * adapted to the engine's window and the trace says how).
  */
 import { LONGRAG_MODES, type LongRagMode } from '../../core/pipelines/longrag';
+import type { QrmemVariant } from '../../core/pipelines/qrmem/settings';
 import type { PipelineId, PipelineSettings } from './registry';
 
 interface Props {
@@ -145,6 +146,97 @@ export function PipelineSettingsForm({
           max={20}
           disabled={disabled}
           onChange={(paragraphFragments) => set({ paragraphFragments })}
+        />
+      </>
+    );
+  }
+  if (pipeline === 'qrmem') {
+    const q = settings.qrmem;
+    const setQ = (patch: Partial<typeof q>) => onChange({ ...settings, qrmem: { ...q, ...patch } });
+    return (
+      <>
+        <label className="engine__row">
+          <span>Navigation</span>
+          <select
+            value={q.variant}
+            disabled={disabled}
+            onChange={(e) => setQ({ variant: e.target.value as QrmemVariant })}
+          >
+            <option value="kn">QRMeM: reflection rounds (KN)</option>
+            <option value="ges">Graph expansion search (GES)</option>
+            <option value="te">Entity trial (TE)</option>
+          </select>
+        </label>
+        <NumberField
+          label="Trials at most"
+          value={q.maxTrials}
+          min={1}
+          max={5}
+          hint="KN and TE; default 3"
+          disabled={disabled}
+          onChange={(maxTrials) => setQ({ maxTrials })}
+        />
+        <NumberField
+          label="GES hops"
+          value={q.gesHops}
+          min={1}
+          max={10}
+          hint="default 3"
+          disabled={disabled}
+          onChange={(gesHops) => setQ({ gesHops })}
+        />
+        <NumberField
+          label="GES edges per hop"
+          value={q.gesTopEdges}
+          min={1}
+          max={10}
+          hint="default 3"
+          disabled={disabled}
+          onChange={(gesTopEdges) => setQ({ gesTopEdges })}
+        />
+        <NumberField
+          label="Generated questions"
+          value={q.questions}
+          min={0}
+          max={10}
+          hint="0 = no graph update; default 5"
+          disabled={disabled}
+          onChange={(questions) => setQ({ questions })}
+        />
+        <label className="engine__row">
+          <span>LLM entities (besides NER)</span>
+          <input
+            type="checkbox"
+            checked={q.llmEntities}
+            disabled={disabled}
+            onChange={(e) => setQ({ llmEntities: e.target.checked })}
+          />
+        </label>
+        <label className="engine__row">
+          <span>Reflection (reason in the edge query)</span>
+          <input
+            type="checkbox"
+            checked={q.reflection}
+            disabled={disabled}
+            onChange={(e) => setQ({ reflection: e.target.checked })}
+          />
+        </label>
+        <NumberField
+          label="Segment tokens"
+          value={q.segmentTokens}
+          min={0}
+          max={4000}
+          hint="0 = 600 at 4K, 300 below"
+          disabled={disabled}
+          onChange={(segmentTokens) => setQ({ segmentTokens })}
+        />
+        <NumberField
+          label="Answer tokens"
+          value={q.answerTokens}
+          min={8}
+          max={1024}
+          disabled={disabled}
+          onChange={(answerTokens) => setQ({ answerTokens })}
         />
       </>
     );

@@ -6,6 +6,8 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { AbortSignalLike } from '../../core/abort';
 import type {
+  PipelineEmbedder,
+  PipelineMemory,
   PipelineOutput,
   PipelineProgress,
   PipelineReranker,
@@ -14,6 +16,8 @@ import type { PromptSource } from '../../core/prompt';
 import type { TextKind } from '../../core/types';
 import { pipelineLlm } from '../../llm/pipeline-llm';
 import { loadCrossEncoder } from '../../models/cross-encoder';
+import type { EmbedderSpec } from '../../models/embedder';
+import { pipelineEmbedder } from '../qrmem/embedder';
 import type { LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
@@ -39,6 +43,10 @@ export interface PipelinesPanelProps {
   onCite: (fragmentIndex: number) => void;
   /** Where models are downloaded from (the library's hub host setting). */
   hubHost?: string;
+  /** The library's embedder (QRMeM's edge similarity): static GloVe or the transformer. */
+  embedder?: EmbedderSpec;
+  /** Where QRMeM keeps what does not depend on the question (the library's store). */
+  memory?: PipelineMemory;
 }
 
 interface Run {
@@ -52,7 +60,15 @@ interface Run {
   error: LlmError | null;
 }
 
-export function PipelinesPanel({ result, sources, kindOf, onCite, hubHost }: PipelinesPanelProps) {
+export function PipelinesPanel({
+  result,
+  sources,
+  kindOf,
+  onCite,
+  hubHost,
+  embedder,
+  memory,
+}: PipelinesPanelProps) {
   const engine = useEngine();
   const [pipeline, setPipeline] = useState<PipelineId>('longrag');
   const [settings, setSettings] = useState<PipelineSettings>(defaultPipelineSettings);
@@ -122,6 +138,23 @@ export function PipelinesPanel({ result, sources, kindOf, onCite, hubHost }: Pip
       }
       loadedReranker = reranker.current.model;
     }
+    let loadedEmbedder: PipelineEmbedder | undefined;
+    if (pipeline === 'qrmem') {
+      try {
+        loadedEmbedder = await pipelineEmbedder(embedder, controller.signal);
+      } catch (e) {
+        update({
+          status: controller.signal.aborted ? 'stopped' : 'error',
+          error: {
+            code: 'model-load',
+            message:
+              "The library's embedder could not be loaded, and QRMeM needs it for the similarity of edges.",
+            detail: (e as Error).message,
+          },
+        });
+        return;
+      }
+    }
     update({ status: 'running' });
     const output = await runPipeline(
       pipeline,
@@ -130,6 +163,8 @@ export function PipelinesPanel({ result, sources, kindOf, onCite, hubHost }: Pip
         library,
         llm: pipelineLlm(acquired),
         ...(loadedReranker ? { reranker: loadedReranker } : {}),
+        ...(loadedEmbedder ? { embedder: loadedEmbedder } : {}),
+        ...(memory ? { memory } : {}),
         signal: controller.signal,
         onProgress: (progress) => update({ progress }),
         sleep: wait,
@@ -152,7 +187,7 @@ export function PipelinesPanel({ result, sources, kindOf, onCite, hubHost }: Pip
       text: output.answer || '',
       error: (output.error as LlmError | undefined) ?? null,
     });
-  }, [engine, hubHost, library, pipeline, rerankerId, result, settings]);
+  }, [embedder, memory, engine, hubHost, library, pipeline, rerankerId, result, settings]);
 
   const sourcesOfRun: PromptSource[] = useMemo(
     () => run?.output?.citations.map((c) => ({ ...c, truncated: false })) ?? [],
@@ -248,7 +283,7 @@ export function PipelinesPanel({ result, sources, kindOf, onCite, hubHost }: Pip
           )}
           {/* While running, the trace so far (re-drawn with every progress report). */}
           {(run.output ?? run.progress) && (
-            <TraceView trace={run.output?.trace ?? run.progress!.trace} />
+            <TraceView trace={run.output?.trace ?? run.progress!.trace} onOpen={onCite} />
           )}
         </div>
       )}

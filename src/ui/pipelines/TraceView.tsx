@@ -5,6 +5,7 @@
  * rendered as text, never as markup.
  */
 import type { Trace, TraceCall, TraceItem } from '../../core/pipelines/types';
+import { EntityGraphView } from '../qrmem/EntityGraphView';
 
 const ms = (v: number | undefined) => (v === undefined ? '…' : `${(v / 1000).toFixed(2)} s`);
 
@@ -76,7 +77,14 @@ function ItemRow({ item }: { item: TraceItem }) {
   );
 }
 
-export function TraceView({ trace }: { trace: Trace }) {
+export function TraceView({
+  trace,
+  onOpen,
+}: {
+  trace: Trace;
+  /** Opens a fragment in the reader (QRMeM's segments). */
+  onOpen?: (fragmentIndex: number) => void;
+}) {
   const critical = new Set(trace.criticalPath.calls);
   // While running there is no end yet: the latest time seen stands for it.
   const total = Math.max(
@@ -162,6 +170,9 @@ export function TraceView({ trace }: { trace: Trace }) {
         })}
       </ol>
       {trace.graph && trace.graph.kind === 'merge-tree' && <MergeTree trace={trace} />}
+      {trace.graph && trace.graph.kind === 'entity-graph' && (
+        <EntityGraphView trace={trace} onOpen={onOpen} />
+      )}
     </section>
   );
 }
