@@ -3,6 +3,7 @@ import { expect, test, type Page } from '@playwright/test';
 import { JA_BOOK } from '../test/scripts/samples';
 import { dropFiles } from './support/drop';
 import { isLocal } from './support/local-page';
+import { openAdvanced } from './support/advanced';
 
 const QUESTION = '鈴木一郎の網にかかった魚は何ですか';
 
@@ -37,6 +38,7 @@ test('export a library, import it in a fresh browser profile: same ranking, noth
 }) => {
   const problems: string[] = [];
   const first = await open(browser, problems);
+  await openAdvanced(first);
   await first.getByLabel('Fragment size').selectOption('200');
   await dropFiles(first, [{ name: 'town.txt', bytes: new TextEncoder().encode(JA_BOOK) }]);
   await expect(first.getByTestId('library-item')).toHaveCount(1);

@@ -4,6 +4,7 @@ import { expect, test } from '@playwright/test';
 import { JA_BOOK } from '../test/scripts/samples';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal } from './support/local-page';
+import { openAdvanced } from './support/advanced';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
@@ -78,6 +79,7 @@ test('a model that cannot be downloaded leaves the last working embedder selecte
   await dropFiles(page, [{ name: 'town.txt', bytes: new TextEncoder().encode(JA_BOOK) }]);
   await expect(page.getByTestId('library-item')).toHaveCount(1);
 
+  await openAdvanced(page);
   const embedder = page.getByLabel('Embedder');
   const working = await embedder.inputValue();
   const other = await embedder

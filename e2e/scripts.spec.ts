@@ -3,6 +3,7 @@ import iconv from 'iconv-lite';
 import { JA_BOOK } from '../test/scripts/samples';
 import { dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
+import { openAdvanced } from './support/advanced';
 
 // Issue 15: a Japanese book (UTF-8, no spaces between words) used to become one fragment that
 // scored 0.000 for every question. Default settings: dense scoring with the English GloVe
@@ -15,6 +16,7 @@ test('a Japanese book answers a question about a named character with the right 
   const page = await openLocalPage(browser, urls, problems);
   await page.goto('/');
   await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  await openAdvanced(page);
   await page.getByLabel('Fragment size').selectOption('200');
 
   await dropFiles(page, [{ name: '町の人々.txt', bytes: new TextEncoder().encode(JA_BOOK) }]);

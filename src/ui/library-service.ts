@@ -47,11 +47,15 @@ export const defaultIndexSettings: Readonly<IndexSettings> = Object.freeze({
   hubHost: DEFAULT_HUB_HOST,
 });
 
+/** The transformer embedder offered as the upgrade from the offline word vectors. */
+export const RECOMMENDED_EMBEDDER = 'all-MiniLM-L6-v2';
+
 export const EMBEDDER_CHOICES = [
   { id: STATIC_EMBEDDER_ID, label: 'Offline word vectors (GloVe 100-d, no download)' },
   ...EMBEDDING_MODELS.filter((m) => !m.testOnly).map((m) => ({
     id: m.key,
-    label: `${m.label}, ~${m.approxMB[m.dtypes[0]] ?? '?'} MB download`,
+    // all-MiniLM-L6-v2 is the one whose meaning we proved with real weights (docs/models.md).
+    label: `${m.key === RECOMMENDED_EMBEDDER ? 'Recommended upgrade: ' : ''}${m.label}, ~${m.approxMB[m.dtypes[0]] ?? '?'} MB download`,
   })),
 ];
 
