@@ -34,6 +34,8 @@ const ALICE = sharedDatasetPath('gutenberg/pg11.txt');
 /** Fragments of War and Peace embedded per run (the whole book is projected from them). */
 const SAMPLE = 64;
 const MAX_TOKENS = 256;
+/** Fragments embedded on SwiftShader's WebGPU (about 60x slower than wasm here). */
+const WEBGPU_SAMPLE = 4;
 
 /**
  * MiniLM-L6 (hidden 384, 6 layers, FFN 1536): per token and layer 4·384² (Q, K, V, output) +
@@ -148,7 +150,9 @@ export const realEmbedderSection: BenchSection = {
       book.slice(f.start, f.end),
     );
     const step = Math.floor(all.length / SAMPLE);
-    const sample = Array.from({ length: SAMPLE }, (_, i) => all[i * step].replace(/\s+/g, ' '));
+    const sample = Array.from({ length: SAMPLE }, (_, i) =>
+      all[i * step].replace(/\s+/g, ' ').trim(),
+    );
     const counts = await tokenCounts(sample);
     const tokens = counts.reduce((a, b) => a + b, 0);
     const allTokens = (await tokenCounts(all.map((t) => t.replace(/\s+/g, ' ')))).reduce(
@@ -182,9 +186,9 @@ export const realEmbedderSection: BenchSection = {
           args: [...args],
         });
         try {
-          // SwiftShader is ~60x slower: a quarter of the sample there.
-          const texts = device === 'webgpu' ? sample.slice(0, SAMPLE / 4) : sample;
-          const used = device === 'webgpu' ? counts.slice(0, SAMPLE / 4) : counts;
+          // SwiftShader is ~60x slower: a few fragments there.
+          const texts = device === 'webgpu' ? sample.slice(0, WEBGPU_SAMPLE) : sample;
+          const used = device === 'webgpu' ? counts.slice(0, WEBGPU_SAMPLE) : counts;
           const n = used.reduce((a, b) => a + b, 0);
           const r = await embedOnPage(browser, mirror, device, threads, texts);
           const tps = (n * 1000) / r.ms;

@@ -47,12 +47,16 @@ async function rank(
   page: Page,
   sets: { query: string; passages: readonly string[] }[],
 ): Promise<{ ms: number; sets: number[][] }> {
-  const text = sets.map((s) => [s.query, ...s.passages].join('\n')).join('\n\n');
+  // One line per text: newlines inside a paragraph would start a new passage or set.
+  const line = (t: string) => t.replace(/\s+/g, ' ').trim();
+  const text = sets.map((s) => [s.query, ...s.passages].map(line).join('\n')).join('\n\n');
   await page.getByLabel(/A query on the first line/).fill(text);
   await page.getByRole('button', { name: 'Rank', exact: true }).click();
   const out = page.getByTestId('ranking-result');
   await expect(out).toBeVisible({ timeout: 300_000 });
-  return JSON.parse((await out.textContent()) ?? '') as { ms: number; sets: number[][] };
+  const ranked = JSON.parse((await out.textContent()) ?? '') as { ms: number; sets: number[][] };
+  expect(ranked.sets.map((s) => s.length)).toEqual(sets.map((s) => s.passages.length));
+  return ranked;
 }
 
 function paraphraseSets() {

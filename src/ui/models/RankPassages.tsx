@@ -27,6 +27,7 @@ export function RankPassages({
   async function rank(event: FormEvent) {
     event.preventDefault();
     setError(null);
+    setResult(null);
     const sets = parseRankingSets(text);
     if (!sets.length) {
       setError('Write a query on the first line and at least one passage under it.');
