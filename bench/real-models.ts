@@ -99,12 +99,20 @@ function measuredMatmulGflops(): { threads1: number; threads2: number } | null {
 }
 
 async function tokenCounts(texts: string[]): Promise<number[]> {
-  const { AutoTokenizer, env } = await import('@huggingface/transformers');
-  env.allowLocalModels = true;
-  env.allowRemoteModels = false;
-  env.localModelPath = realModelsHub;
-  const tokenizer = await AutoTokenizer.from_pretrained('Xenova/all-MiniLM-L6-v2/resolve/main');
-  return texts.map((t) => Math.min(MAX_TOKENS, tokenizer.encode(t).length));
+  // The real tokenizer, from the same hub mirror the browser uses.
+  const mirror = await startHubMirror([realModelsHub]);
+  try {
+    const { AutoTokenizer, env } = await import('@huggingface/transformers');
+    env.allowLocalModels = false;
+    env.allowRemoteModels = true;
+    env.remoteHost = mirror.url;
+    env.useFSCache = true;
+    env.cacheDir = path.join(realModelsHub, '..', 'transformers-node-cache');
+    const tokenizer = await AutoTokenizer.from_pretrained('Xenova/all-MiniLM-L6-v2');
+    return texts.map((t) => Math.min(MAX_TOKENS, tokenizer.encode(t).length));
+  } finally {
+    await mirror.close();
+  }
 }
 
 async function embedOnPage(
