@@ -21,7 +21,8 @@ const MOVES = 15;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-async function startPreview(): Promise<() => void> {
+/** Serve the built app (dist/) with `vite preview` on `port`; resolves with a stop function. */
+export async function startPreview(port: number = PORT): Promise<() => void> {
   const server = spawn(
     process.execPath,
     [
@@ -30,14 +31,14 @@ async function startPreview(): Promise<() => void> {
       '--host',
       '127.0.0.1',
       '--port',
-      String(PORT),
+      String(port),
       '--strictPort',
     ],
     { cwd: root, stdio: 'ignore' },
   );
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 200; i++) {
     try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/`)).ok) return () => server.kill();
+      if ((await fetch(`http://127.0.0.1:${port}/`)).ok) return () => server.kill();
     } catch {
       // not listening yet
     }

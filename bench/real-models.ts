@@ -11,9 +11,8 @@
  * real-llm: SmolLM2-135M-Instruct (GGUF Q4_1) in wllama, 1 and 2 threads: prompt reading and
  *   generation speed as llama.cpp reports them, for a ~1,000-token prompt.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { chromiumArgs } from '../playwright.config';
 import { openAdvanced } from '../e2e/support/advanced';
@@ -25,9 +24,9 @@ import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
 import { goldRanking, loadHotpot } from '../test/meaning-fixtures';
 import { loadMiniLM, realModelsHub, requireRealModel } from '../test/real-models';
 import { readFileSync } from 'node:fs';
+import { startPreview } from './browser';
 import type { BenchSection } from './run';
 
-const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PORT = 4175;
 const BOOK = sharedDatasetPath('gutenberg/pg2600_war_and_peace.txt');
 const ALICE = sharedDatasetPath('gutenberg/pg11.txt');
@@ -44,32 +43,6 @@ const WEBGPU_SAMPLE = 4;
 export function miniLmFlopsPerToken(seqLen: number): number {
   const perLayer = 4 * 384 * 384 + 2 * 384 * 1536 + 2 * seqLen * 384;
   return 2 * 6 * perLayer;
-}
-
-async function startPreview(): Promise<() => void> {
-  const server = spawn(
-    process.execPath,
-    [
-      'node_modules/vite/bin/vite.js',
-      'preview',
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(PORT),
-      '--strictPort',
-    ],
-    { cwd: root, stdio: 'ignore' },
-  );
-  for (let i = 0; i < 200; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/`)).ok) return () => server.kill();
-    } catch {
-      // not yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  server.kill();
-  throw new Error('vite preview did not start; run `npm run build` first.');
 }
 
 /** Single- and two-thread float32 matmul speed of this machine (numpy's BLAS), in GFLOP/s. */
@@ -174,7 +147,7 @@ export const realEmbedderSection: BenchSection = {
     );
 
     const mirror = await startHubMirror();
-    const stop = await startPreview();
+    const stop = await startPreview(PORT);
     const rows: {
       device: string;
       threads: number;
@@ -322,7 +295,7 @@ export const realLlmSection: BenchSection = {
   async run(log) {
     requireRealModel('SmolLM2-135M-Instruct');
     const mirror = await startHubMirror();
-    const stop = await startPreview();
+    const stop = await startPreview(PORT);
     const browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       args: chromiumArgs,
