@@ -208,26 +208,5 @@ export function buildHaystack(
   return { text: pieces.join(''), factSpans, passageWords: passage.words };
 }
 
-/**
- * Whether the span [start, end) lies wholly inside selected fragments. `starts`/`ends` are the
- * fragments' spans, which tile the text in order; `selected[i]` says whether fragment i is in.
- */
-export function spanSelected(
-  starts: ArrayLike<number>,
-  ends: ArrayLike<number>,
-  selected: ArrayLike<boolean>,
-  start: number,
-  end: number,
-): boolean {
-  // First fragment that ends after `start`.
-  let lo = 0;
-  let hi = starts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (ends[mid] <= start) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo === starts.length) return false;
-  for (let i = lo; i < starts.length && starts[i] < end; i++) if (!selected[i]) return false;
-  return true;
-}
+/** The one span test the benchmark and the in-app evaluation share (core). */
+export { spanSelected } from '../../src/core/eval/retrieval';
