@@ -23,12 +23,20 @@
  * (lambda 0.5). "chance" is the exact expectation for the same number of rounds drawn
  * uniformly at random (every subset enumerated). No parameter is tuned here.
  *
- * Run: `npx tsx bench/mtbench.ts` (writes bench/results/mtbench.json, prints markdown tables).
+ * With `QUALITY_EMBEDDER=minilm` (as bench/quality.ts) the real all-MiniLM-L6-v2 from
+ * `npm run models` adds dense and hybrid rows beside GloVe's, and a table of paired bootstrap
+ * 95% intervals (per dialog, "all" at the prompt set; "any" is at 100% for every scorer) for each scorer's FragRel against its own
+ * plain retrieval, and for MiniLM against GloVe.
+ *
+ * Run: `npx tsx bench/mtbench.ts` (writes bench/results/mtbench.json, prints markdown tables;
+ * with MiniLM, bench/results/mtbench-minilm.json).
  */
 import { readFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { planChatMemory, type ChatEmbedder, type ChatMemoryOptions } from '../src/core/chat';
 import { embedTexts } from '../src/core/embed/static';
+import { pairedBootstrap } from '../src/core/eval';
+import type { VectorSet } from '../src/core/types';
 import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
 import { writeResults } from './results-file';
 
@@ -158,6 +166,8 @@ interface Group {
 export interface MtBenchRow {
   set: SetKind;
   scoring: Scoring | 'chance';
+  /** The sentence embedder behind dense and hybrid scores ('none' for BM25 and chance). */
+  embedder: string;
   method: Method | 'chance';
   byType: Record<QuestionType | 'overall', Group>;
   /** Mean over dialogs of the 1-based rank (by final score among all past rounds) of the best gold turn. */
@@ -194,10 +204,61 @@ export interface MtBenchResults {
   seconds: number;
 }
 
-export function runMtBench(dialogs = loadDialogs()): MtBenchResults {
+/** A named sentence embedder for dense and hybrid chat-memory scores. */
+export interface MtBenchEmbedder {
+  id: string;
+  embed: ChatEmbedder;
+}
+
+/**
+ * Runs an asynchronous embedder (the real MiniLM) ahead of time over every text the chat memory
+ * will embed for these dialogs, and answers `planChatMemory`'s synchronous calls from that table.
+ * The texts are found by planning once with a recording embedder, so nothing is guessed.
+ */
+export async function precomputedEmbedder(
+  id: string,
+  dim: number,
+  embedAsync: (texts: readonly string[]) => Promise<Float32Array>,
+  dialogs: readonly Dialog[],
+): Promise<MtBenchEmbedder> {
+  const wanted = new Set<string>();
+  const record: ChatEmbedder = (texts) => {
+    texts.forEach((t) => wanted.add(t));
+    return { dim, count: texts.length, data: new Float32Array(dim * texts.length) };
+  };
+  for (const d of dialogs) {
+    for (const recentTurns of [0, 2]) {
+      planChatMemory(
+        { rounds: d.turns.map((user) => ({ user })), message: d.message, embed: record },
+        { scoring: 'dense', topTurns: TOP_TURNS, recentTurns },
+      );
+    }
+  }
+  const texts = [...wanted];
+  const data = await embedAsync(texts);
+  const row = new Map(texts.map((t, i) => [t, i]));
+  const embed: ChatEmbedder = (asked): VectorSet => {
+    const out = new Float32Array(dim * asked.length);
+    asked.forEach((t, i) => {
+      const k = row.get(t);
+      if (k === undefined) throw new Error(`MTBench+: no precomputed vector for ${t.slice(0, 40)}`);
+      out.set(data.subarray(k * dim, (k + 1) * dim), i * dim);
+    });
+    return { dim, count: asked.length, data: out };
+  };
+  return { id, embed };
+}
+
+export function runMtBench(
+  dialogs = loadDialogs(),
+  extraEmbedders: readonly MtBenchEmbedder[] = [],
+): MtBenchResults {
   const t0 = performance.now();
   const glove = loadGloveFromDisk();
-  const embed: ChatEmbedder = (texts) => embedTexts(glove, texts);
+  const embedders: MtBenchEmbedder[] = [
+    { id: 'GloVe', embed: (texts) => embedTexts(glove, texts) },
+    ...extraEmbedders,
+  ];
   const rows: MtBenchRow[] = [];
   // With the app's default switch (more than 10 rounds or 1K tokens), is memory on at all?
   const memoryOn = dialogs.filter(
@@ -214,6 +275,7 @@ export function runMtBench(dialogs = loadDialogs()): MtBenchResults {
     rows.push({
       set: setKind,
       scoring: 'chance',
+      embedder: 'none',
       method: 'chance',
       byType: group(chance),
       meanBestGoldRank: null,
@@ -224,14 +286,20 @@ export function runMtBench(dialogs = loadDialogs()): MtBenchResults {
         bestGoldRank: null,
       })),
     });
-    for (const scoring of ['dense', 'bm25', 'hybrid'] as Scoring[]) {
+    const runs = (['dense', 'bm25', 'hybrid'] as Scoring[]).flatMap(
+      (scoring): { scoring: Scoring; embedder?: MtBenchEmbedder }[] =>
+        scoring === 'bm25'
+          ? [{ scoring, embedder: undefined }]
+          : embedders.map((embedder) => ({ scoring, embedder })),
+    );
+    for (const { scoring, embedder } of runs) {
       for (const method of Object.keys(METHODS) as Method[]) {
         const perDialog = dialogs.map((d) => {
           const plan = planChatMemory(
             {
               rounds: d.turns.map((user) => ({ user })),
               message: d.message,
-              embed: scoring === 'bm25' ? undefined : embed,
+              embed: embedder?.embed,
             },
             { ...METHODS[method], scoring, topTurns: TOP_TURNS, recentTurns },
           );
@@ -248,6 +316,7 @@ export function runMtBench(dialogs = loadDialogs()): MtBenchResults {
         rows.push({
           set: setKind,
           scoring,
+          embedder: embedder?.id ?? 'none',
           method,
           byType: group(perDialog),
           meanBestGoldRank: perDialog.reduce((s, p) => s + p.bestGoldRank, 0) / perDialog.length,
@@ -299,8 +368,56 @@ export function runMtBench(dialogs = loadDialogs()): MtBenchResults {
 
 const pct = (k: number, n: number) => `${Math.round((100 * k) / n)}%`;
 
+/** Paired bootstrap 95% intervals on "all" per dialog (every gold turn in), at the prompt set ("any" is 100% for every scorer). */
+export function mtBenchIntervals(r: MtBenchResults): string[] {
+  const rowOf = (scoring: string, embedder: string, method: string) =>
+    r.rows.find(
+      (x) =>
+        x.set === 'prompt' &&
+        x.scoring === scoring &&
+        x.embedder === embedder &&
+        x.method === method,
+    );
+  const allOf = (row: MtBenchRow) => row.perDialog.map((p) => p.hits.all);
+  const pts = (x: number) => (100 * x).toFixed(1);
+  const out = [
+    '| comparison (prompt set, all gold turns in, per dialog) | change in points [95% interval] |',
+    '|---|---|',
+  ];
+  const scorers = [...new Set(r.rows.map((x) => `${x.scoring}|${x.embedder}`))].filter(
+    (k) => !k.startsWith('chance'),
+  );
+  for (const k of scorers) {
+    const [scoring, embedder] = k.split('|');
+    const plain = rowOf(scoring, embedder, 'plain');
+    const frag = rowOf(scoring, embedder, 'fragrel');
+    if (!plain || !frag) continue;
+    const d = pairedBootstrap(allOf(frag), allOf(plain));
+    out.push(
+      `| ${scoring}${embedder === 'none' ? '' : ` (${embedder})`}: FragRel vs plain | ${pts(d.mean)} [${pts(d.ci95[0])}, ${pts(d.ci95[1])}] |`,
+    );
+  }
+  const extra = [...new Set(r.rows.map((x) => x.embedder))].filter(
+    (e) => e !== 'none' && e !== 'GloVe',
+  );
+  for (const e of extra) {
+    for (const scoring of ['dense', 'hybrid']) {
+      for (const method of ['plain', 'fragrel']) {
+        const a = rowOf(scoring, e, method);
+        const b = rowOf(scoring, 'GloVe', method);
+        if (!a || !b) continue;
+        const d = pairedBootstrap(allOf(a), allOf(b));
+        out.push(
+          `| ${scoring} ${method}: ${e} vs GloVe | ${pts(d.mean)} [${pts(d.ci95[0])}, ${pts(d.ci95[1])}] |`,
+        );
+      }
+    }
+  }
+  return out;
+}
+
 export function mtBenchMarkdown(r: MtBenchResults): string {
-  const name = { dense: 'dense (GloVe)', bm25: 'BM25', hybrid: 'hybrid', chance: 'chance' };
+  const name = { dense: 'dense', bm25: 'BM25', hybrid: 'hybrid', chance: 'chance' };
   const method = { plain: 'plain (α 0)', fragrel: 'FragRel (w_rel 0.8, α 0.5)', chance: 'random' };
   const out: string[] = [
     `MTBench+: ${r.dialogs} dialogs (${TYPES.map((t) => `${r.byType[t]} ${t}`).join(', ')}), ${r.pastRounds.min}-${r.pastRounds.max} past rounds (mean ${r.pastRounds.mean.toFixed(1)}), ${r.goldTurns.mean.toFixed(1)} gold turns per dialog on average; memory on in ${r.memoryOnIn} of ${r.dialogs}.`,
@@ -318,10 +435,11 @@ export function mtBenchMarkdown(r: MtBenchResults): string {
       const three = (x: Group) =>
         `${pct(x.any, x.dialogs)} / ${pct(x.eachTopic, x.dialogs)} / ${pct(x.all, x.dialogs)}`;
       out.push(
-        `| ${name[row.scoring]} | ${method[row.method]} | ${two(g.retrospection)} | ${two(g.continuation)} | ${three(g.conjunction)} | ${three(g.overall)} | ${row.meanBestGoldRank === null ? '-' : row.meanBestGoldRank.toFixed(2)} |`,
+        `| ${name[row.scoring]}${row.embedder === 'none' ? '' : ` (${row.embedder})`} | ${method[row.method]} | ${two(g.retrospection)} | ${two(g.continuation)} | ${three(g.conjunction)} | ${three(g.overall)} | ${row.meanBestGoldRank === null ? '-' : row.meanBestGoldRank.toFixed(2)} |`,
       );
     }
   }
+  out.push('', '### Paired bootstrap 95% intervals', '', ...mtBenchIntervals(r));
   return out.join('\n');
 }
 
@@ -335,7 +453,18 @@ export const mtbenchSection = {
 };
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const results = runMtBench();
-  writeResults('mtbench', results);
+  const extra: MtBenchEmbedder[] = [];
+  let close = async () => {};
+  if (process.env.QUALITY_EMBEDDER === 'minilm') {
+    const { loadMiniLM } = await import('../test/real-models');
+    const m = await loadMiniLM();
+    extra.push(
+      await precomputedEmbedder('MiniLM', m.dim, (texts) => m.embed(texts), loadDialogs()),
+    );
+    close = () => m.close();
+  }
+  const results = runMtBench(loadDialogs(), extra);
+  await close();
+  writeResults(extra.length ? 'mtbench-minilm' : 'mtbench', results);
   console.log(mtBenchMarkdown(results));
 }
