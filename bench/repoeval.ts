@@ -58,6 +58,7 @@ import { defaultCodeRelationOptions } from '../src/core/code/options';
 import { codeRelationMatrix } from '../src/core/code/relation';
 import type { FileSyntax, SyntaxDefinition } from '../src/core/code/syntax';
 import { pairedBootstrap, splitOf, type SplitPart } from '../src/core/eval';
+import { loadRepoMiniLm, miniLmRepoTable } from './repoeval-minilm';
 import { contextRelation } from '../src/core/relations/context';
 import { pprGraph, pprRelation } from '../src/core/relations/ppr';
 import { adaptiveAlpha } from '../src/core/retrieval/adaptive-alpha';
@@ -336,6 +337,8 @@ async function main() {
   const repos = [...new Set(records.map((r) => r.repo))].sort();
   const parser = new CodeParser(nodeGrammarSource(path.resolve(here, '../node_modules')));
   await parser.prepare(['python']);
+  // Issue 9: the real MiniLM as a further scorer (bench/repoeval-minilm.ts).
+  const miniLm = process.env.QUALITY_EMBEDDER === 'minilm' ? await loadRepoMiniLm() : undefined;
 
   const repoResults: RepoResult[] = [];
   const taskResults: TaskResult[] = [];
@@ -554,6 +557,18 @@ async function main() {
           { alpha: ALPHA },
         ).final,
       };
+      if (miniLm) {
+        Object.assign(
+          ideaScores,
+          await miniLm.ideas({
+            windowTexts: index.windows.map((w) => files[w.file].text.slice(w.start, w.end)),
+            queryText: promptLines.slice(-QUERY_LINES).join('\n'),
+            bm25Raw: bm25Scores(bm25, query),
+            code: codeRel,
+            alpha: ALPHA,
+          }),
+        );
+      }
       const ideas = Object.fromEntries(
         Object.entries(ideaScores).map(([k, v]) => [
           k,
@@ -667,7 +682,8 @@ async function main() {
     tasks: taskResults,
   };
   mkdirSync(RESULTS, { recursive: true });
-  writeFileSync(path.join(RESULTS, 'repoeval.json'), JSON.stringify(output, null, 2) + '\n');
+  const outFile = miniLm ? 'repoeval-minilm.json' : 'repoeval.json';
+  writeFileSync(path.join(RESULTS, outFile), JSON.stringify(output, null, 2) + '\n');
 
   const pct = (x: number) => (100 * x).toFixed(1);
   const lines: string[] = [];
@@ -736,6 +752,10 @@ async function main() {
           .join(' | ')} |`,
       );
     }
+  }
+  if (miniLm) {
+    await miniLm.close();
+    lines.push('', miniLmRepoTable(taskResults));
   }
   console.log(lines.join('\n'));
 }
