@@ -13,7 +13,7 @@ import { InProcessClient } from '../workers/in-process';
 import type { Progress } from '../workers/protocol';
 import { loadGloveFromDisk } from '../../test/glove';
 import { ingestFiles } from './ingest';
-import { assembleVectors, parseChangedFiles, reusableRows } from './reindex';
+import { assembleVectors, parseChangedFiles, reusableRows, sameRepository } from './reindex';
 
 /**
  * Incremental re-index on a real repository (picomatch's sources from node_modules), copied and
@@ -167,7 +167,45 @@ describe('incremental re-index of a repository', () => {
   }, 120_000);
 });
 
+describe('a repository that only shares the name', () => {
+  it('is added beside the one in the library, which stays as it was', async () => {
+    const a = await setup();
+    const first = await a.service.addRepository(
+      folder(picomatchFiles()),
+      defaultIndexSettings,
+      recording([]),
+    );
+    const before = await stored(a.library, first.document!.id);
+    const other = new Map([
+      ['app/main.py', 'def main():\n    return helper()\n'],
+      ['app/helper.py', 'def helper():\n    return 42\n'],
+    ]);
+    const second = await a.service.addRepository(
+      folder(other),
+      defaultIndexSettings,
+      recording([]),
+    );
+    expect(second.error).toBeNull();
+    expect(second.report.reuse).toBeUndefined();
+    const docs = await a.library.listDocuments();
+    expect(docs.map((d) => d.name)).toEqual(['picomatch', 'picomatch']);
+    expect(second.document!.id).not.toBe(first.document!.id);
+    expect(await stored(a.library, first.document!.id)).toEqual(before);
+    a.library.close();
+  }, 60_000);
+});
+
 describe('reuse helpers', () => {
+  it('tells a new version of a repository from another one with the same name', () => {
+    const paths = (...p: string[]) => p.map((path) => ({ path }));
+    expect(sameRepository(paths('a.js', 'b.js', 'c.js'), paths('a.js', 'b.js', 'd.js'))).toBe(true);
+    expect(sameRepository(paths('a.js', 'b.js'), paths('a.js', 'x.js', 'y.js', 'z.js'))).toBe(true);
+    expect(sameRepository(paths('a.js', 'b.js', 'c.js'), paths('x.js', 'y.js', 'c.js'))).toBe(
+      false,
+    );
+    expect(sameRepository([], paths('a.js'))).toBe(false);
+  });
+
   it('takes stored parses only for the same path and the same content', async () => {
     const files = [
       { path: 'a.py', text: 'def f():\n    return 1\n' },

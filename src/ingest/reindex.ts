@@ -157,3 +157,19 @@ export function assembleVectors(
   }
   return { dim, count: rows.length, data };
 }
+
+/**
+ * Whether a repository dropped under the name of one in the library is a version of it rather
+ * than another repository that happens to share the name (folders are often called `src`): at
+ * least half of the paths of the smaller of the two file lists appear in the other.
+ */
+export function sameRepository(
+  earlier: readonly { path: string }[],
+  dropped: readonly { path: string }[],
+): boolean {
+  if (earlier.length === 0 || dropped.length === 0) return false;
+  const [small, large] = earlier.length <= dropped.length ? [earlier, dropped] : [dropped, earlier];
+  const paths = new Set(large.map((f) => f.path));
+  const shared = small.filter((f) => paths.has(f.path)).length;
+  return 2 * shared >= small.length;
+}

@@ -16,7 +16,7 @@ import type { EmbedderSpec } from '../models/embedder';
 import { DEFAULT_HUB_HOST } from '../models/settings';
 import type { CsrMatrix, VectorSet } from '../core/types';
 import { relationParamsKey, type DocumentRecord, type Library, type RelationInput } from '../store';
-import type { PreviousRepositoryIndex } from '../ingest/reindex';
+import { sameRepository, type PreviousRepositoryIndex } from '../ingest/reindex';
 import type { Caller } from '../workers/client';
 import type {
   IndexApi,
@@ -232,7 +232,7 @@ export class LibraryService {
       (d) => d.kind === 'code' && d.name === repositoryName(source),
     );
     const previous = earlier ? await this.previousIndex(earlier, settings) : undefined;
-    const docId = earlier?.id ?? crypto.randomUUID();
+    const docId = crypto.randomUUID();
     const r = await this.indexer.call(
       'indexRepository',
       {
@@ -259,17 +259,23 @@ export class LibraryService {
       };
     }
     this.stats.embeddedFragments += r.report.reuse?.windowsEmbedded ?? r.vectors.count;
+    // Another repository that shares only the name is added beside it. What was reused is
+    // still right (reuse goes by content), but the report must not say "updated".
+    const replaces =
+      earlier && sameRepository(repositoryFiles(earlier), doc.files) ? earlier : null;
+    const id = replaces?.id ?? docId;
+    const report = replaces ? r.report : { ...r.report, reuse: undefined };
     job.onProgress({ stage: 'save', done: 0, total: 1 });
     // Same id: the store replaces the earlier version's whole index in one transaction.
     const saved = await this.library.saveIndexedDocument({
       document: {
-        id: docId,
+        id,
         name: doc.name,
         format: doc.format,
         kind: 'code',
         bytes: doc.bytes,
         sha256: doc.sha256,
-        addedAt: earlier?.addedAt ?? Date.now(),
+        addedAt: replaces?.addedAt ?? Date.now(),
         status: 'indexed',
         fragmentOptions: fragmentOptionsOf(settings),
         embedderId: r.embedderId,
@@ -287,7 +293,7 @@ export class LibraryService {
       codeSyntax: r.parses,
     });
     job.onProgress({ stage: 'save', done: 1, total: 1 });
-    return { document: saved, report: r.report, error: null, timings: r.timings };
+    return { document: saved, report, error: null, timings: r.timings };
   }
 
   /** A stored repository's text, windows, vectors of the active embedder and file parses. */
