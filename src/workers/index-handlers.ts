@@ -10,11 +10,12 @@
  * relation (Eq. 8, CSR, at most `maxPerRow` weights per window) are built, and the semantic kNN
  * relation as for books. Progress stages: read, parse, split, embed, graph, relate.
  *
- * What is NOT stored: the syntax and the code graph. The graph explanation of a window is
- * re-derived where it is asked for (the retrieval worker) from the stored text and file list by
- * parsing again (codeIndexOf below): no new store, no layout to version, and an explanation is
- * always that of the current graph code; the price is one parse of the repository per session,
- * the first time a window is explained (parse and graph timings in docs/code.md).
+ * What is NOT stored: the code graph. Each file's parse is stored (schema v8, `codeSyntax`) only
+ * so that a newer drop of the repository re-parses just the changed files (src/ingest/reindex.ts:
+ * `previous` in the request). The graph explanation of a window is re-derived where it is asked
+ * for (the retrieval worker) from the stored text and file list by parsing again (codeIndexOf
+ * below), so an explanation is always that of the current graph code; the price is one parse of
+ * the repository per session, the first time a window is explained (docs/code.md).
  *
  * Cancelling: the parse, read and embed stages stop at their next checkpoint. The relation build
  * is one synchronous loop; it polls `cancelFlag` (a SharedArrayBuffer the UI sets, available
