@@ -1,6 +1,8 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
+import { strToU8, zipSync } from 'fflate';
 import { JA_BOOK } from '../test/scripts/samples';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal } from './support/local-page';
@@ -8,6 +10,18 @@ import { openAdvanced } from './support/advanced';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
+const PICOMATCH = resolve(HERE, '../node_modules/picomatch');
+
+/** picomatch's sources zipped under one top folder, with `edit` applied to lib/utils.js. */
+function picomatchZip(edit: (utils: string) => string = (u) => u): Buffer {
+  const entries: Record<string, Uint8Array> = {};
+  for (const name of readdirSync(resolve(PICOMATCH, 'lib'))) {
+    const text = readFileSync(resolve(PICOMATCH, 'lib', name), 'utf8');
+    entries[`picomatch/lib/${name}`] = strToU8(name === 'utils.js' ? edit(text) : text);
+  }
+  entries['picomatch/index.js'] = readFileSync(resolve(PICOMATCH, 'index.js'));
+  return Buffer.from(zipSync(entries));
+}
 
 // Issue 15: an import interrupted by closing the page vanished without a word on reopen.
 test('a page closed mid-import reports it on reopen, and Retry adds the file', async ({
@@ -57,6 +71,65 @@ test('a page closed mid-import reports it on reopen, and Retry adds the file', a
   await expect(again.getByTestId('storage-reclaimed')).toContainText('No unused storage found');
   await expect(again.getByTestId('storage-doc')).toHaveCount(1);
   await expect(again.getByTestId('storage-doc')).toContainText(/pg11\.txt\s*[\d.]+ (KB|MB)/);
+
+  expect(problems).toEqual([]);
+  expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+  await context.close();
+});
+
+// Issue 15: a repository import cut short was not journalled; a newer zip of a repository already
+// in the library is re-indexed reusing the unchanged files.
+test('a repository import cut short is reported with Retry; a newer zip re-parses only changed files', async ({
+  browser,
+}) => {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+  const urls: string[] = [];
+  const problems: string[] = [];
+  context.on('request', (r) => urls.push(r.url()));
+  await context.route(
+    (url) => !isLocal(url.href),
+    (route) => route.abort('blockedbyclient'),
+  );
+  const page = await context.newPage();
+  await page.goto('/');
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  await dropFiles(page, [{ name: 'picomatch.zip', bytes: picomatchZip() }]);
+  await expect(page.getByTestId('job')).toContainText('picomatch.zip');
+  await page.close();
+
+  const again = await context.newPage();
+  again.on('pageerror', (e) => problems.push(e.message));
+  await again.goto('/');
+  const report = again.getByTestId('interrupted');
+  await expect(report).toHaveCount(1);
+  await expect(report).toContainText('Adding the repository “picomatch.zip” was cut short');
+  await expect(again.getByTestId('library-item')).toHaveCount(0);
+
+  const chooser = again.waitForEvent('filechooser');
+  await report.getByRole('button', { name: 'Retry' }).click();
+  await (
+    await chooser
+  ).setFiles({ name: 'picomatch.zip', mimeType: 'application/zip', buffer: picomatchZip() });
+  await expect(report).toHaveCount(0);
+  await expect(again.getByTestId('library-item')).toHaveCount(1);
+  await expect(again.getByTestId('library-item')).toContainText('picomatch.zip');
+  await expect(again.getByTestId('skip-report')).toHaveCount(1);
+  await expect(again.getByTestId('reindex-reuse')).toHaveCount(0);
+
+  // The next version: one function added to lib/utils.js. One document still, updated in place.
+  const edited = picomatchZip(
+    (u) => `${u}\nexports.isGlobby = (input) => /[*?[\\]{}]/.test(input);\n`,
+  );
+  await dropFiles(again, [{ name: 'picomatch.zip', bytes: edited }]);
+  const reuse = again.getByTestId('reindex-reuse');
+  await expect(reuse).toHaveCount(1);
+  await expect(reuse).toContainText(
+    /1 changed files re-parsed, 5 unchanged reused; \d windows embedded/,
+  );
+  await expect(again.getByTestId('library-item')).toHaveCount(1);
+  await again.reload();
+  await expect(again.getByTestId('library-item')).toHaveCount(1);
+  await expect(again.getByTestId('interrupted')).toHaveCount(0);
 
   expect(problems).toEqual([]);
   expect(urls.filter((u) => !isLocal(u))).toEqual([]);

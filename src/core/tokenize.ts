@@ -7,7 +7,16 @@
  *   getUserName -> getusername, get, user, name
  *   HTTPServer  -> httpserver, http, server
  *   user_id     -> user_id, user, id
- * Apostrophes inside words are separators; accents are kept (the vocabulary has them).
+ * Apostrophes inside words are separators.
+ *
+ * Accents (issue 15): a token written in the Latin script is folded for matching, NFKD then
+ * combining marks removed ("Bezúkhov" -> "bezukhov", "Café" -> "cafe", "ﬁne" -> "fine"), so a
+ * question typed without accents finds a book that writes them, in BM25 and wherever tokens are
+ * compared. Only Latin tokens: in other scripts a mark is part of the letter (Japanese が is
+ * か plus a voicing mark, Russian й is и plus a breve, Hindi vowel signs), so those are left as
+ * they are, and dense-script segmentation runs on the original text before any folding. The
+ * static embedder looks its vocabulary up with the unfolded tokens first (`tokenizeByRules` and
+ * its fast twin keep accents) and folds only on a miss (embed/static.ts).
  *
  * Scripts written without spaces (Chinese, Japanese, Thai, ...): a text holding any of them is
  * cut into words by ICU's word segmenter (script/segment.ts); each word of such a script is one
@@ -31,12 +40,29 @@ export interface TokenizeOptions {
   splitIdentifiers: boolean;
   /** Drop tokens shorter than this many characters after splitting (default 1: keep all). */
   minLength: number;
+  /** Fold the accents of Latin-script tokens (default true; see the file comment). */
+  foldAccents: boolean;
 }
 
 export const defaultTokenizeOptions: Readonly<TokenizeOptions> = Object.freeze({
   splitIdentifiers: true,
   minLength: 1,
+  foldAccents: true,
 });
+
+const LATIN_TOKEN = /^[\p{Script=Latin}\p{M}\p{N}_]+$/u;
+const COMBINING_MARKS = /\p{M}/gu;
+
+/**
+ * A token's accent-folded form for matching: NFKD and combining marks removed when every letter
+ * of it is Latin; any other token, and every ASCII one, unchanged.
+ */
+export function foldAccents(token: string): string {
+  let ascii = true;
+  for (let i = 0; i < token.length && ascii; i++) ascii = token.charCodeAt(i) < 0x80;
+  if (ascii || !LATIN_TOKEN.test(token)) return token;
+  return token.normalize('NFKD').replace(COMBINING_MARKS, '');
+}
 
 const SCAN_PIECE = 1 << 16;
 // Reused span buffer of the fast path; grown on demand, never shrunk.
@@ -44,7 +70,26 @@ let spanBuffer = new Int32Array(0);
 
 /** Split `text` into lower-cased terms; see the file comment for the rules. */
 export function tokenize(text: string, options: Partial<TokenizeOptions> = {}): string[] {
-  const { splitIdentifiers, minLength } = { ...defaultTokenizeOptions, ...options };
+  const {
+    splitIdentifiers,
+    minLength,
+    foldAccents: fold,
+  } = {
+    ...defaultTokenizeOptions,
+    ...options,
+  };
+  const tokens = unfolded(text, splitIdentifiers, minLength, options);
+  if (fold) for (let i = 0; i < tokens.length; i++) tokens[i] = foldAccents(tokens[i]);
+  return tokens;
+}
+
+/** The tokens with their accents: the fast scanner where it applies, else the rules. */
+function unfolded(
+  text: string,
+  splitIdentifiers: boolean,
+  minLength: number,
+  options: Partial<TokenizeOptions>,
+): string[] {
   if (splitIdentifiers && minLength <= 1 && isFastTokenizable(text)) {
     const out: string[] = [];
     // In pieces cut between tokens, so a whole book needs no buffer four times its length.
@@ -65,8 +110,9 @@ export function tokenize(text: string, options: Partial<TokenizeOptions> = {}): 
 }
 
 /**
- * `tokenize` without the fast scanner: the regex rules and ICU segmentation of the file comment.
- * Exported so a property test can hold the fast scanner to it.
+ * `tokenize` without the fast scanner and without folding accents: the regex rules and ICU
+ * segmentation of the file comment. Exported so a property test can hold the fast scanner to it,
+ * and for the static embedder's lookup (exact form first).
  */
 export function tokenizeByRules(text: string, options: Partial<TokenizeOptions> = {}): string[] {
   const { splitIdentifiers, minLength } = { ...defaultTokenizeOptions, ...options };

@@ -66,6 +66,8 @@ export {
   type LibrarySchema,
   type Migration,
   type CitationRecord,
+  type CodeSyntaxFileRecord,
+  type CodeSyntaxRecord,
   type QuestionRecord,
   type RelationParams,
   type RelationParamValue,

@@ -58,6 +58,7 @@ import {
 import {
   LIBRARY_DB_NAME,
   type ChatRecord,
+  type CodeSyntaxFileRecord,
   type PipelineMemoryRecord,
   type ChatRoundRecord,
   type DocumentRecord,
@@ -85,6 +86,11 @@ export interface IndexedDocumentInput {
   /** Vectors per embedder, each computed for `fragments` (usually one: `document.embedderId`). */
   vectors?: ReadonlyArray<{ embedderId: string; vectors: VectorSet }>;
   relations?: readonly RelationInput[];
+  /**
+   * A repository's file parses (kind 'code'), kept so a newer drop re-parses only changed files.
+   * Absent: any stored parses of the id are removed with the old index.
+   */
+  codeSyntax?: readonly CodeSyntaxFileRecord[];
 }
 
 /** What retrieval needs of one document. */
@@ -150,6 +156,7 @@ const DOCUMENT_STORES = [
   'vectors',
   'relations',
   'pipelineMemory',
+  'codeSyntax',
 ] as const satisfies readonly LibraryStoreName[];
 
 /**
@@ -346,6 +353,9 @@ export class Library {
     for (const r of vectorRecords) storedBytes += vectorsBytes(r);
     for (const r of relationRecords) storedBytes += relationBytes(r);
     for (const s of meta.sections) storedBytes += textBytes(s.title);
+    const syntaxRecord = input.codeSyntax ? { docId: id, files: [...input.codeSyntax] } : null;
+    // The parses' size as JSON, an estimate of what structured clone keeps.
+    if (syntaxRecord) storedBytes += textBytes(JSON.stringify(syntaxRecord.files));
     const documentRecord: DocumentRecord = { ...meta, fragmentCount: count, storedBytes };
 
     return this.guard(
@@ -358,6 +368,11 @@ export class Library {
           requests.add(tx.objectStore('relations').delete(range));
           // New fragments: what a pipeline built from the old ones no longer applies.
           requests.add(tx.objectStore('pipelineMemory').delete(range));
+          requests.add(
+            syntaxRecord
+              ? tx.objectStore('codeSyntax').put(syntaxRecord)
+              : tx.objectStore('codeSyntax').delete(id),
+          );
           requests.add(tx.objectStore('documents').put(documentRecord));
           requests.add(tx.objectStore('sources').put({ docId: id, text: source }));
           requests.add(tx.objectStore('fragments').put(fragmentsRecord));
@@ -384,6 +399,11 @@ export class Library {
         return next;
       });
     });
+  }
+
+  /** The file parses a repository was last indexed with (empty when none are stored). */
+  getCodeSyntax(docId: string): Promise<CodeSyntaxFileRecord[]> {
+    return this.guard(async () => (await this.db.get('codeSyntax', docId))?.files ?? []);
   }
 
   /** A pipeline's question-independent memory of a document (issue 11), if stored. */
@@ -420,6 +440,7 @@ export class Library {
         requests.add(tx.objectStore('vectors').delete(documentKeyRange(id)));
         requests.add(tx.objectStore('relations').delete(documentKeyRange(id)));
         requests.add(tx.objectStore('pipelineMemory').delete(documentKeyRange(id)));
+        requests.add(tx.objectStore('codeSyntax').delete(id));
         await requests.all();
         return (await existed) !== undefined;
       });
@@ -545,6 +566,13 @@ export class Library {
           if (docs.has(key[0])) continue;
           bytes += relationBytes(await tx.objectStore('relations').get(key));
           await tx.objectStore('relations').delete(key);
+          records++;
+        }
+        for (const key of await tx.objectStore('codeSyntax').getAllKeys()) {
+          if (docs.has(key)) continue;
+          const record = await tx.objectStore('codeSyntax').get(key);
+          bytes += record ? textBytes(JSON.stringify(record.files)) : 0;
+          await tx.objectStore('codeSyntax').delete(key);
           records++;
         }
         return { records, bytes };

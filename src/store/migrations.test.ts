@@ -180,6 +180,7 @@ describe('schema versions', () => {
     const stores = layout(unwrap(library.db));
     expect(stores.map((s) => s.name)).toEqual([
       'chats',
+      'codeSyntax',
       'documents',
       'fragments',
       'pipelineMemory',
@@ -385,6 +386,56 @@ describe('v6: pipelineMemory (issue 11)', () => {
     expect(await v6.putPipelineMemory(record)).toBe(true);
     expect(await v6.getPipelineMemory('old', 'qrmem|600|words')).toEqual(record);
     v6.close();
+  });
+});
+
+describe('v8: codeSyntax (issue 15)', () => {
+  it('runs the v8 step alone on a library left by v6 code, keeping its data', async () => {
+    const factory = new IDBFactory();
+    await writeV1Library(factory, 'lib', 2);
+    const v6 = await openLibrary('lib', {
+      factory,
+      migrations: MIGRATIONS.filter((m) => m.version <= 6),
+    });
+    expect(v6.version).toBe(6);
+    expect([...v6.db.objectStoreNames]).not.toContain('codeSyntax');
+    v6.close();
+
+    const steps = MIGRATIONS.map((m) => vi.spyOn(m, 'run'));
+    const v8 = await openLibrary('lib', { factory });
+    expect(v8.version).toBe(LIBRARY_VERSION);
+    expect(steps.map((s) => s.mock.calls.length)).toEqual(
+      MIGRATIONS.map((m) => (m.version > 6 ? 1 : 0)),
+    );
+    expect(await v8.db.count('codeSyntax')).toBe(0);
+    expect((await v8.listDocuments()).map((d) => d.name)).toEqual(['Old book.txt']);
+    // A document indexed before v8 has no parses: a re-index parses every file.
+    expect(await v8.getCodeSyntax('old')).toEqual([]);
+    const index = (await v8.loadDocumentIndex('old', 'glove-100d'))!;
+    const files = [{ path: 'a.py', sha256: 'ab', syntax: null, problem: 'no grammar' }];
+    await v8.saveIndexedDocument({
+      document: index.document,
+      source: index.source,
+      fragments: index.fragments,
+      codeSyntax: files,
+    });
+    expect(await v8.getCodeSyntax('old')).toEqual(files);
+    // Saving again without parses drops the old ones; deleting the document drops them too.
+    await v8.saveIndexedDocument({
+      document: index.document,
+      source: index.source,
+      fragments: index.fragments,
+    });
+    expect(await v8.getCodeSyntax('old')).toEqual([]);
+    await v8.saveIndexedDocument({
+      document: index.document,
+      source: index.source,
+      fragments: index.fragments,
+      codeSyntax: files,
+    });
+    expect(await v8.deleteDocument('old')).toBe(true);
+    expect(await v8.db.count('codeSyntax')).toBe(0);
+    v8.close();
   });
 });
 

@@ -11,7 +11,7 @@ async function leaveOrphans(factory: IDBFactory, name: string): Promise<void> {
     r.onsuccess = () => resolve(r.result);
     r.onerror = () => reject(r.error);
   });
-  const tx = db.transaction(['sources', 'vectors', 'relations'], 'readwrite');
+  const tx = db.transaction(['sources', 'vectors', 'relations', 'codeSyntax'], 'readwrite');
   tx.objectStore('sources').put({ docId: 'ghost', text: 'x'.repeat(1000) });
   tx.objectStore('vectors').put({
     docId: 'ghost',
@@ -21,6 +21,11 @@ async function leaveOrphans(factory: IDBFactory, name: string): Promise<void> {
     data: new Float32Array(8).buffer,
   });
   tx.objectStore('relations').put({ docId: 'gone', kind: 'semantic', paramsKey: 'k=16' });
+  // A repository's file parses (schema v8) whose document is gone.
+  tx.objectStore('codeSyntax').put({
+    docId: 'ghost',
+    files: [{ path: 'a.py', sha256: 'ab', syntax: null }],
+  });
   await new Promise((resolve, reject) => {
     tx.oncomplete = resolve;
     tx.onerror = () => reject(tx.error);
@@ -41,7 +46,7 @@ describe('reclaimUnreferenced', () => {
     await leaveOrphans(factory, 'reclaim');
     library = await openLibrary('reclaim', { factory });
     const found = await library.reclaimUnreferenced();
-    expect(found.records).toBe(3);
+    expect(found.records).toBe(4);
     expect(found.bytes).toBeGreaterThanOrEqual(1000 + 32);
     // Nothing left the second time; the kept document loads exactly as before.
     expect(await library.reclaimUnreferenced()).toEqual({ records: 0, bytes: 0 });

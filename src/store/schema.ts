@@ -14,6 +14,7 @@
  * | `settings`  | `key`                        | {@link SettingRecord}                            |
  * | `questions` | `id`, index `byDate` (`date`)| {@link QuestionRecord}: the question history     |
  * | `chats`     | `id`, index `byUpdated`      | {@link ChatRecord}: a conversation, its rounds   |
+ * | `codeSyntax`| `docId`                      | {@link CodeSyntaxRecord}: a repository's parses  |
  *
  * Sources live apart from documents so that listing the library never loads a whole book.
  * Vectors and relations are keyed by what they were computed with, so changing the embedder or a
@@ -25,6 +26,7 @@
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
 import type { ChatMemoryOptions } from '../core/chat/options';
 import type { FragmentOptions } from '../core/options';
+import type { FileSyntax } from '../core/code/syntax';
 import type { TextKind } from '../core/types';
 
 /** Default database name. */
@@ -254,6 +256,27 @@ export interface PipelineMemoryRecord {
   value: unknown;
 }
 
+/**
+ * One file's parse as a repository was last indexed with (issue 15, incremental re-index): the
+ * syntax tree-sitter gave for this exact content, or null with the problem (no grammar: null
+ * without a problem). Keyed by path and the SHA-256 of the file's text as laid out, so a newer
+ * drop of the repository re-parses only files whose content changed.
+ */
+export interface CodeSyntaxFileRecord {
+  path: string;
+  /** Hex SHA-256 of the file's text as laid out (UTF-8, '\n' endings, final '\n'). */
+  sha256: string;
+  syntax: FileSyntax | null;
+  /** Why the file could not be parsed, when it could not. */
+  problem?: string;
+}
+
+/** The parses of a repository's files, written with its index in one transaction. */
+export interface CodeSyntaxRecord {
+  docId: string;
+  files: CodeSyntaxFileRecord[];
+}
+
 /** The typed schema idb checks every `get`/`put` against. */
 export interface LibrarySchema extends DBSchema {
   documents: { key: string; value: DocumentRecord };
@@ -265,6 +288,7 @@ export interface LibrarySchema extends DBSchema {
   questions: { key: string; value: QuestionRecord; indexes: { byDate: number } };
   chats: { key: string; value: ChatRecord; indexes: { byUpdated: number } };
   pipelineMemory: { key: [string, string]; value: PipelineMemoryRecord };
+  codeSyntax: { key: string; value: CodeSyntaxRecord };
 }
 
 export type LibraryStoreName = StoreNames<LibrarySchema>;
@@ -323,6 +347,15 @@ export const MIGRATIONS: readonly Migration[] = [
     description: 'pipelineMemory: question-independent pipeline memory per document (issue 11)',
     run(db) {
       db.createObjectStore('pipelineMemory', { keyPath: ['docId', 'key'] });
+    },
+  },
+  // Version 7 is assigned to another branch (issues in flight); numbers may skip.
+  {
+    version: 8,
+    description:
+      'codeSyntax: the parse of each repository file, for incremental re-index (issue 15)',
+    run(db) {
+      db.createObjectStore('codeSyntax', { keyPath: 'docId' });
     },
   },
 ];

@@ -41,7 +41,7 @@ import {
 import { CarryPanel } from './carry/CarryPanel';
 import { ExportDocument } from './carry/ExportDocument';
 import { EncodingChoice } from './scripts/EncodingChoice';
-import { ImportJournal } from './storage/import-journal';
+import { ImportJournal, journalRepository } from './storage/import-journal';
 import { InterruptedImports } from './storage/InterruptedImports';
 import { StoragePanel } from './storage/StoragePanel';
 import { UpdateNotice } from './offline/UpdateNotice';
@@ -291,10 +291,10 @@ function Workspace({
   const addRepository = useCallback(
     (name: string, source: Parameters<LibraryService['addRepository']>[0]) =>
       void runJob(name, 'add', async (signal, job) => {
-        const outcome = await service.addRepository(source, indexSettings, {
-          signal,
-          onProgress: progressOf(job),
-        });
+        const entry = journalRepository(journal, name, source);
+        const outcome = await service
+          .addRepository(source, indexSettings, { signal, onProgress: progressOf(job) })
+          .finally(entry.end);
         setReports((r) => [
           ...r,
           {
@@ -308,7 +308,7 @@ function Workspace({
         await refreshDocuments();
         setTicked(new Set([outcome.document.id]));
       }),
-    [runJob, service, indexSettings, refreshDocuments],
+    [runJob, service, indexSettings, refreshDocuments, journal],
   );
   const onFolder = useCallback(
     (folder: DroppedFolder) =>
@@ -659,7 +659,12 @@ function Workspace({
             </div>
           ))}
         </div>
-        <InterruptedImports journal={journal} documents={documents} onFiles={onFiles} />
+        <InterruptedImports
+          journal={journal}
+          documents={documents}
+          onFiles={onFiles}
+          onFolder={onFolder}
+        />
         <ChatView
           active={view === 'chat'}
           library={library}

@@ -16,6 +16,7 @@ import type { EmbedderSpec } from '../models/embedder';
 import { DEFAULT_HUB_HOST } from '../models/settings';
 import type { CsrMatrix, VectorSet } from '../core/types';
 import { relationParamsKey, type DocumentRecord, type Library, type RelationInput } from '../store';
+import { sameRepository, type PreviousRepositoryIndex } from '../ingest/reindex';
 import type { Caller } from '../workers/client';
 import type {
   IndexApi,
@@ -79,6 +80,11 @@ export interface RepositoryOutcome {
   /** A message a person can act on when nothing was stored. */
   error: string | null;
   timings: IndexRepositoryTimings | null;
+}
+
+/** The name a dropped repository is stored under (as src/ingest/repo.ts names it). */
+export function repositoryName(source: RepositorySource): string {
+  return 'zip' in source ? source.zip.name || 'repository.zip' : source.folder.name;
 }
 
 /** The files of a stored repository: its sections of kind 'file'. */
@@ -220,6 +226,12 @@ export class LibraryService {
     settings: IndexSettings,
     job: JobCallbacks,
   ): Promise<RepositoryOutcome> {
+    // A repository of this name already in the library is re-indexed in place, reusing its
+    // parses and vectors where the content did not change (src/ingest/reindex.ts).
+    const earlier = (await this.library.listDocuments()).find(
+      (d) => d.kind === 'code' && d.name === repositoryName(source),
+    );
+    const previous = earlier ? await this.previousIndex(earlier, settings) : undefined;
     const docId = crypto.randomUUID();
     const r = await this.indexer.call(
       'indexRepository',
@@ -229,6 +241,7 @@ export class LibraryService {
         semanticK: settings.semanticK,
         embedder: embedderSpec(settings, this.baseUrl),
         cancelFlag: cancelFlagFor(job.signal),
+        ...(previous ? { previous } : {}),
       },
       job,
     );
@@ -245,17 +258,24 @@ export class LibraryService {
         timings: r.timings,
       };
     }
-    this.stats.embeddedFragments += r.vectors.count;
+    this.stats.embeddedFragments += r.report.reuse?.windowsEmbedded ?? r.vectors.count;
+    // Another repository that shares only the name is added beside it. What was reused is
+    // still right (reuse goes by content), but the report must not say "updated".
+    const replaces =
+      earlier && sameRepository(repositoryFiles(earlier), doc.files) ? earlier : null;
+    const id = replaces?.id ?? docId;
+    const report = replaces ? r.report : { ...r.report, reuse: undefined };
     job.onProgress({ stage: 'save', done: 0, total: 1 });
+    // Same id: the store replaces the earlier version's whole index in one transaction.
     const saved = await this.library.saveIndexedDocument({
       document: {
-        id: docId,
+        id,
         name: doc.name,
         format: doc.format,
         kind: 'code',
         bytes: doc.bytes,
         sha256: doc.sha256,
-        addedAt: Date.now(),
+        addedAt: replaces?.addedAt ?? Date.now(),
         status: 'indexed',
         fragmentOptions: fragmentOptionsOf(settings),
         embedderId: r.embedderId,
@@ -270,9 +290,31 @@ export class LibraryService {
       ...indexedParts(r, settings, [
         { kind: 'code', params: codeRelationParams(r.codeParams), matrix: r.code },
       ]),
+      codeSyntax: r.parses,
     });
     job.onProgress({ stage: 'save', done: 1, total: 1 });
-    return { document: saved, report: r.report, error: null, timings: r.timings };
+    return { document: saved, report, error: null, timings: r.timings };
+  }
+
+  /** A stored repository's text, windows, vectors of the active embedder and file parses. */
+  private async previousIndex(
+    doc: DocumentRecord,
+    settings: IndexSettings,
+  ): Promise<PreviousRepositoryIndex | undefined> {
+    const [text, fragments, stored, parses] = await Promise.all([
+      this.library.getSource(doc.id),
+      this.library.getFragments(doc.id),
+      this.library.getVectors(doc.id, settings.embedderId),
+      this.library.getCodeSyntax(doc.id),
+    ]);
+    if (text === undefined || !fragments) return undefined;
+    return {
+      text,
+      starts: fragments.starts,
+      ends: fragments.ends,
+      parses,
+      ...(stored ? { vectors: stored.vectors, embedderId: stored.embedderId } : {}),
+    };
   }
 
   /**

@@ -10,11 +10,12 @@
  * relation (Eq. 8, CSR, at most `maxPerRow` weights per window) are built, and the semantic kNN
  * relation as for books. Progress stages: read, parse, split, embed, graph, relate.
  *
- * What is NOT stored: the syntax and the code graph. The graph explanation of a window is
- * re-derived where it is asked for (the retrieval worker) from the stored text and file list by
- * parsing again (codeIndexOf below): no new store, no layout to version, and an explanation is
- * always that of the current graph code; the price is one parse of the repository per session,
- * the first time a window is explained (parse and graph timings in docs/code.md).
+ * What is NOT stored: the code graph. Each file's parse is stored (schema v8, `codeSyntax`) only
+ * so that a newer drop of the repository re-parses just the changed files (src/ingest/reindex.ts:
+ * `previous` in the request). The graph explanation of a window is re-derived where it is asked
+ * for (the retrieval worker) from the stored text and file list by parsing again (codeIndexOf
+ * below), so an explanation is always that of the current graph code; the price is one parse of
+ * the repository per session, the first time a window is explained (docs/code.md).
  *
  * Cancelling: the parse, read and embed stages stop at their next checkpoint. The relation build
  * is one synchronous loop; it polls `cancelFlag` (a SharedArrayBuffer the UI sets, available
@@ -51,6 +52,14 @@ import type { IngestProgress, IngestResult, IngestedDocument } from '../ingest/t
 import { CodeParser, parseRepository, type ParseProblem } from '../models/code-syntax';
 import type { EmbedderSpec, TextEmbedder } from '../models/embedder';
 import type { GrammarSource } from '../models/tree-sitter';
+import {
+  assembleVectors,
+  parseChangedFiles,
+  reusableRows,
+  type FileParse,
+  type PreviousRepositoryIndex,
+  type ReindexCounts,
+} from '../ingest/reindex';
 import type { HandlerContext } from './host';
 import { AbortError, buffersOf, type Progress } from './protocol';
 
@@ -150,6 +159,8 @@ export interface IndexRepositoryRequest {
   code?: Partial<CodeRelationOptions>;
   /** Int32Array over a SharedArrayBuffer: element 0 set to 1 cancels the relation build. */
   cancelFlag?: Int32Array;
+  /** The stored index of an earlier version of this repository: reuse its parses and vectors. */
+  previous?: PreviousRepositoryIndex;
 }
 
 /** A repository's file as the library keeps it (a section of the stored text). */
@@ -173,6 +184,8 @@ export interface RepositoryReport {
   windows: number;
   /** Weights stored in the code relation. */
   relationWeights: number;
+  /** Files parsed and windows embedded, and how many were reused from the previous index. */
+  reuse?: ReindexCounts;
 }
 
 export interface IndexRepositoryTimings {
@@ -195,6 +208,8 @@ export type IndexRepositoryResult =
       fragments: IndexedFragments;
       code: CsrMatrix;
       codeParams: CodeRelationOptions;
+      /** Every file's parse, for the library to keep (the next re-index reuses them). */
+      parses: FileParse[];
       report: RepositoryReport;
       timings: IndexRepositoryTimings;
     });
@@ -365,13 +380,23 @@ export async function parseLayout(
   progress: (p: Progress) => void,
 ) {
   const files = layout.files.map((f, k) => ({ path: f.path, text: fileText(layout, k) }));
+  return { files, ...(await parseFiles(files, parser, signal, progress)) };
+}
+
+/** Parse the given files (stage 'parse'), giving the event loop a turn between files. */
+async function parseFiles(
+  files: readonly { path: string; text: string }[],
+  parser: CodeParser,
+  signal: AbortSignal,
+  progress: (p: Progress) => void,
+) {
   const checkpoint = createCheckpoint(signal);
   progress({ stage: 'parse', done: 0, total: files.length });
   const parsed = await parseRepository(files, parser, {
     checkpoint,
     onProgress: (done, total) => progress({ stage: 'parse', done, total }),
   });
-  return { files, ...parsed };
+  return parsed;
 }
 
 /** The code graph and the covering nodes of each window (stage 'graph'). */
@@ -450,6 +475,38 @@ function emptyReport(
   };
 }
 
+/**
+ * Embed a repository's windows, taking the vector of a window whose text the previous index
+ * embedded with the same embedder from there (src/ingest/reindex.ts).
+ */
+async function embedNewWindows(
+  deps: IndexDependencies,
+  text: string,
+  starts: Uint32Array,
+  ends: Uint32Array,
+  req: IndexRepositoryRequest,
+  ctx: HandlerContext,
+): Promise<{ vectors: VectorSet; embedderId: string; windowsReused: number }> {
+  const texts = Array.from(starts, (s, i) => text.slice(s, ends[i]));
+  const rows = reusableRows(req.previous, req.embedder.id, texts);
+  const missing = texts.flatMap((_, i) => (rows[i] < 0 ? [i] : []));
+  const windowsReused = texts.length - missing.length;
+  if (missing.length === 0 && req.previous?.vectors && req.previous.embedderId) {
+    const vectors = assembleVectors(rows, req.previous.vectors, null);
+    return { vectors, embedderId: req.previous.embedderId, windowsReused };
+  }
+  const embedded = await embedTexts(
+    deps,
+    text,
+    Uint32Array.from(missing, (i) => starts[i]),
+    Uint32Array.from(missing, (i) => ends[i]),
+    req.embedder,
+    ctx,
+  );
+  const vectors = assembleVectors(rows, req.previous?.vectors, embedded.vectors);
+  return { vectors, embedderId: embedded.embedderId, windowsReused };
+}
+
 async function indexRepository(
   deps: IndexDependencies,
   parser: () => CodeParser,
@@ -476,7 +533,11 @@ async function indexRepository(
   const layout = repositoryLayout(text, files);
   const t1 = performance.now();
 
-  const parsed = await parseLayout(layout, parser(), signal, ctx.progress);
+  // Only files without a stored parse of the same content are parsed (src/ingest/reindex.ts).
+  const fileTexts = layout.files.map((f, k) => ({ path: f.path, text: fileText(layout, k) }));
+  const parsed = await parseChangedFiles(fileTexts, req.previous?.parses ?? [], (changed) =>
+    parseFiles(changed, parser(), signal, ctx.progress),
+  );
   const t2 = performance.now();
 
   ctx.progress({ stage: 'split', done: 0, total: 1 });
@@ -489,10 +550,17 @@ async function indexRepository(
   if (signal.aborted) throw new AbortError();
   const t3 = performance.now();
 
-  const { vectors, embedderId } = await embedTexts(deps, text, starts, ends, req.embedder, ctx);
+  const { vectors, embedderId, windowsReused } = await embedNewWindows(
+    deps,
+    text,
+    starts,
+    ends,
+    req,
+    ctx,
+  );
   const t4 = performance.now();
 
-  const { graph, cover } = graphOf(parsed.files, parsed.syntax, windows, ctx.progress);
+  const { graph, cover } = graphOf(fileTexts, parsed.syntax, windows, ctx.progress);
   const t5 = performance.now();
 
   // One 'relate' stage for both relations: the code relation's windows, then the semantic one's.
@@ -516,6 +584,16 @@ async function indexRepository(
     graph: { ...graph.stats, nodes: graph.nodes.length },
     windows: n,
     relationWeights: code.col.length,
+    ...(req.previous
+      ? {
+          reuse: {
+            filesParsed: parsed.filesParsed,
+            filesReused: parsed.filesReused,
+            windowsEmbedded: n - windowsReused,
+            windowsReused,
+          },
+        }
+      : {}),
   };
   ctx.transfer(
     buffersOf(
@@ -541,6 +619,7 @@ async function indexRepository(
     embedderId,
     code,
     codeParams,
+    parses: parsed.parses,
     report,
     timings: {
       readMs: t1 - t0,

@@ -228,7 +228,8 @@ describe('fast tokenizer twin', () => {
         for (let k = 0; k < n; k++)
           tokens.push(s.slice(spans[2 * k], spans[2 * k + 1]).toLowerCase());
         expect(tokens).toEqual(tokenizeByRules(s));
-        expect(tokenize(s)).toEqual(tokens);
+        // tokenize then folds Latin accents for matching (tokenize.ts); unfolded, it is the twin.
+        expect(tokenize(s, { foldAccents: false })).toEqual(tokens);
       }),
       { numRuns: 5000 },
     );

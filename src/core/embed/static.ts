@@ -56,7 +56,7 @@
  * gets its own component, computed once (about 1 s) and cached.
  */
 
-import { tokenize } from '../tokenize';
+import { tokenizeByRules } from '../tokenize';
 import {
   buildSpanIndex,
   fastTokenSpans,
@@ -523,7 +523,8 @@ export function embedTexts(
         from = to;
       }
     } else {
-      const tokens = tokenize(text);
+      // Accents kept: the vocabulary is looked up with the exact form first (tokenize.ts).
+      const tokens = tokenizeByRules(text);
       if (rows.length < tokens.length) rows = new Int32Array(2 * tokens.length);
       for (const token of tokens) {
         let row = vocab.get(token);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { sentencesOf, supportingSentences } from './support';
+import { embedTexts } from '../embed/static';
+import { loadGloveFromDisk } from '../../../test/glove';
+import { sentencesOf, supportingSentences, type SentenceVectors } from './support';
 
 // Alice in Wonderland, chapter VI (Project Gutenberg text, public domain).
 const FRAGMENT =
@@ -39,5 +41,57 @@ describe('supportingSentences', () => {
     });
     expect(out).toHaveLength(2);
     expect(out[0].score).toBeGreaterThanOrEqual(out[1].score);
+  });
+});
+
+describe('supportingSentences with GloVe sentence vectors (real vectors)', () => {
+  const model = loadGloveFromDisk();
+  /** What the reader passes: the claim's and each sentence's vector, from the offline embedder. */
+  const vectorsFor = (claim: string, fragment: string): SentenceVectors => {
+    const texts = sentencesOf(fragment).map((s) => fragment.slice(s.start, s.end));
+    const set = embedTexts(model, [claim, ...texts]);
+    return {
+      claim: set.data.slice(0, set.dim),
+      sentences: { dim: set.dim, count: texts.length, data: set.data.slice(set.dim) },
+    };
+  };
+  const marked = (claim: string) =>
+    supportingSentences(claim, FRAGMENT, {}, vectorsFor(claim, FRAGMENT)).map((s) =>
+      FRAGMENT.slice(s.start, s.end),
+    );
+
+  it('marks a sentence that says the claim in other words', () => {
+    // "smiled" for "grinned", "girl" for "Alice": no content word shared, so BM25 marks nothing.
+    const claim = 'The animal smiled at the girl';
+    expect(supportingSentences(claim, FRAGMENT)).toEqual([]);
+    expect(marked(claim)[0]).toBe('The Cat only grinned when it saw Alice.');
+  });
+
+  it('puts first the sentence that means the claim where shared words nearly tie', () => {
+    // BM25 puts "The Cat only grinned when it saw Alice." first (Alice, Cat: 2.92 against 2.89);
+    // the sentence about claws and respect is the one that says it.
+    const claim = 'Alice felt the Cat deserved respect because of its claws';
+    const lexical = supportingSentences(claim, FRAGMENT).map((s) => FRAGMENT.slice(s.start, s.end));
+    expect(lexical[0]).toBe('The Cat only grinned when it saw Alice.');
+    const [best] = marked(claim);
+    expect(best).toContain('very long claws');
+    expect(best).toContain('respect');
+  });
+
+  it('still marks nothing for an unrelated claim or a weak paraphrase', () => {
+    expect(marked('Napoleon crossed the river at dawn')).toEqual([]);
+    // Best cosine about 0.4, with the wrong sentence: below minCosine, so no mark.
+    expect(marked('She spoke to it shyly')).toEqual([]);
+  });
+
+  it('keeps the lexical choice where the words decide', () => {
+    expect(marked('The Cat says that everyone there is mad')[0]).toContain("we're all mad here");
+    expect(marked('The Cat has long claws and many teeth')[0]).toContain('very long claws');
+  });
+
+  it('refuses vectors that do not fit the sentences', () => {
+    const v = vectorsFor('mad', FRAGMENT);
+    const wrong = { ...v, sentences: { ...v.sentences, count: v.sentences.count - 1 } };
+    expect(() => supportingSentences('mad', FRAGMENT, {}, wrong)).toThrow(/do not fit/);
   });
 });

@@ -9,9 +9,18 @@
  * less than the words only the supporting sentence shares with the claim. The best sentence is
  * marked, and up to `maxSentences - 1` more that score at least `relative` of it. A claim that
  * shares no content word with the fragment marks nothing: no mark is better than a wrong one.
- * See docs/ux.md.
+ *
+ * With sentence vectors (the offline GloVe embedder, when the page has it loaded), the choice is
+ * by similarity as well as by shared words (issue 14): each sentence's score is
+ *   (1 - semanticWeight) * bm25 / max bm25  +  semanticWeight * max(0, cos(claim, sentence)),
+ * so of two sentences sharing the claim's words the one that means more nearly the same comes
+ * first, and a sentence that shares no word but says the same thing in other words ("smiled" for
+ * "grinned") is marked when its cosine reaches `minCosine`. The threshold is high because
+ * averaged word vectors of short sentences are close for many unrelated pairs (0.3-0.5 measured
+ * on Alice); below it a sentence needs a shared word. See docs/ux.md.
  */
 import { calcBm25Score } from '../bm25';
+import type { VectorSet } from '../types';
 import { STOP_WORDS } from '../stopwords';
 import { tokenize } from '../tokenize';
 
@@ -27,13 +36,28 @@ export interface SupportOptions {
   relative: number;
   /** Locale of the sentence rules. */
   locale: string;
+  /** Share of the cosine in a sentence's score when vectors are given (the rest: BM25). */
+  semanticWeight: number;
+  /** Cosine a sentence sharing no content word with the claim needs to be marked. */
+  minCosine: number;
 }
 
 export const defaultSupportOptions: Readonly<SupportOptions> = Object.freeze({
   maxSentences: 2,
   relative: 0.6,
   locale: 'en',
+  semanticWeight: 0.5,
+  minCosine: 0.6,
 });
+
+/**
+ * Unit vectors of the claim and of each sentence of `sentencesOf(fragment)`, in that order, from
+ * one embedder (rows L2-normalised, zero rows for texts without known words).
+ */
+export interface SentenceVectors {
+  claim: Float32Array;
+  sentences: VectorSet;
+}
 
 /** The sentences of `text`, trimmed, empty ones dropped. */
 export function sentencesOf(text: string, locale = 'en'): SentenceSpan[] {
@@ -54,10 +78,11 @@ export function supportingSentences(
   claim: string,
   fragment: string,
   options: Partial<SupportOptions> = {},
+  vectors?: SentenceVectors,
 ): (SentenceSpan & { score: number })[] {
   const o = { ...defaultSupportOptions, ...options };
   const query = [...new Set(contentTerms(claim))];
-  if (query.length === 0) return [];
+  if (query.length === 0 && !vectors) return [];
   const sentences = sentencesOf(fragment, o.locale);
   const bags = sentences.map((s) => {
     const tf = new Map<string, number>();
@@ -69,16 +94,45 @@ export function supportingSentences(
   const avg = bags.reduce((a, b) => a + b.length, 0) / Math.max(1, n);
   const df = new Map<string, number>();
   for (const t of query) df.set(t, bags.filter((b) => b.tf.has(t)).length);
-  const scored = sentences.map((s, k) => {
+  const lexical = sentences.map((_, k) => {
     let score = 0;
     for (const t of query) {
       const f = bags[k].tf.get(t);
       if (f) score += calcBm25Score(f, df.get(t)!, n, bags[k].length, avg);
     }
-    return { ...s, score };
+    return score;
+  });
+  const cosines = vectors ? sentenceCosines(vectors, n) : null;
+  const maxLexical = Math.max(0, ...lexical);
+  const w = o.semanticWeight;
+  const scored = sentences.map((s, k) => {
+    if (!cosines) return { ...s, score: lexical[k] };
+    const cos = Math.max(0, cosines[k]);
+    // A sentence without a shared word must mean nearly the same to count at all.
+    if (lexical[k] === 0 && cos < o.minCosine) return { ...s, score: 0 };
+    const lex = maxLexical > 0 ? lexical[k] / maxLexical : 0;
+    return { ...s, score: (1 - w) * lex + w * cos };
   });
   const ranked = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score);
   if (ranked.length === 0) return [];
   const best = ranked[0].score;
   return ranked.filter((s, k) => k === 0 || s.score >= o.relative * best).slice(0, o.maxSentences);
+}
+
+/** cos(claim, sentence k) for unit rows: a dot product (0 for a zero row). */
+function sentenceCosines(vectors: SentenceVectors, count: number): Float64Array {
+  const { claim, sentences } = vectors;
+  if (sentences.count !== count || claim.length !== sentences.dim) {
+    throw new Error(
+      `Sentence vectors do not fit: ${sentences.count} rows of ${sentences.dim} for ${count} sentences and a claim of ${claim.length}.`,
+    );
+  }
+  const out = new Float64Array(count);
+  const d = sentences.dim;
+  for (let k = 0; k < count; k++) {
+    let dot = 0;
+    for (let i = 0; i < d; i++) dot += claim[i] * sentences.data[k * d + i];
+    out[k] = dot;
+  }
+  return out;
 }

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { JA_BOOK, JA_PEOPLE, TH_TEXT, ZH_PEOPLE, ZH_TEXT } from '../../../test/scripts/samples';
 import { bm25Scores, buildBm25Index } from '../bm25';
 import { countWords, splitProse } from '../fragment';
-import { tokenize, tokenizeByRules } from '../tokenize';
+import { foldAccents, tokenize, tokenizeByRules } from '../tokenize';
 import { denseWordStarts, hasDenseScript, SEGMENT_PIECE, wordSegments } from './segment';
 
 function chapters(text: string): string[] {
@@ -66,9 +66,13 @@ describe('tokenize in scripts without spaces', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 60 }), (s) => {
         fc.pre(!hasDenseScript(s));
-        expect(tokenize(s)).toEqual(tokenizeByRules(s));
+        expect(tokenize(s, { foldAccents: false })).toEqual(tokenizeByRules(s));
+        // Folding (tokenize.ts) changes tokens one by one, never where they are cut.
+        expect(tokenize(s)).toEqual(tokenizeByRules(s).map(foldAccents));
         // And the rules tokenize each whitespace-separated run on its own, as before.
-        expect(tokenize(s)).toEqual(s.split(/\s+/).flatMap((w) => tokenizeByRules(w)));
+        expect(tokenize(s, { foldAccents: false })).toEqual(
+          s.split(/\s+/).flatMap((w) => tokenizeByRules(w)),
+        );
       }),
       { numRuns: 2000 },
     );

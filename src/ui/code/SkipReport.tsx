@@ -74,6 +74,14 @@ export function SkipReport({
           {error}
         </p>
       )}
+      {report.reuse && !error && (
+        <p className="stats" data-testid="reindex-reuse">
+          Updated the earlier version: {report.reuse.filesParsed.toLocaleString('en')} changed files
+          re-parsed, {report.reuse.filesReused.toLocaleString('en')} unchanged reused;{' '}
+          {report.reuse.windowsEmbedded.toLocaleString('en')} windows embedded,{' '}
+          {report.reuse.windowsReused.toLocaleString('en')} reused.
+        </p>
+      )}
       {g && (
         <p className="stats" data-testid="graph-stats">
           Code graph: {g.parsedFiles} of {g.files} files parsed,{' '}

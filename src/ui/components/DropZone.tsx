@@ -9,6 +9,16 @@ export interface DroppedFolder {
   skipped: SkippedFile[];
 }
 
+/** The files a folder picker (`webkitdirectory`) gave, as a folder; null when it gave none. */
+export function folderFromPicked(files: readonly File[]): DroppedFolder | null {
+  if (files.length === 0) return null;
+  const entries = files.map((file) => ({
+    path: file.webkitRelativePath || file.name,
+    file: file as Blob,
+  }));
+  return { name: entries[0].path.split('/')[0] || 'folder', entries, skipped: [] };
+}
+
 /** Read a FileSystemDirectoryEntry to the end (readEntries answers in batches). */
 function readAll(reader: FileSystemDirectoryReader): Promise<FileSystemEntry[]> {
   return new Promise((resolve, reject) => {
@@ -163,14 +173,9 @@ export function DropZone({
           // Not in React's types: the folder picker of every current browser.
           {...{ webkitdirectory: '' }}
           onChange={(e) => {
-            const files = [...(e.target.files ?? [])];
+            const folder = folderFromPicked([...(e.target.files ?? [])]);
             e.target.value = '';
-            if (!files.length) return;
-            const entries = files.map((file) => ({
-              path: file.webkitRelativePath || file.name,
-              file: file as Blob,
-            }));
-            onFolder({ name: entries[0].path.split('/')[0] || 'folder', entries, skipped: [] });
+            if (folder) onFolder(folder);
           }}
         />
       )}

@@ -1,7 +1,8 @@
-import { useEffect, useMemo, useRef } from 'react';
-import { supportingSentences } from '../../core/evidence/support';
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { supportingSentences, type SentenceVectors } from '../../core/evidence/support';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { Highlight } from './Highlight';
+import { sentenceVectors } from './sentence-vectors';
 
 /**
  * A fragment read in its place in the book: the fragment itself with the question's terms
@@ -29,9 +30,27 @@ export function Reader({ result, index, source, onPick, citation }: ReaderProps)
   const end = result.ends[index];
   const text = source === null ? '' : source.slice(start, end);
   const claim = citation?.claim ?? '';
+  // Sentence vectors, once loaded, add similarity to the shared words (core/evidence/support.ts).
+  const [vectors, setVectors] = useState<{ key: string; v: SentenceVectors } | null>(null);
+  const key = `${claim}\u0000${text}`;
+  useEffect(() => {
+    if (!claim || !text) return;
+    let live = true;
+    sentenceVectors(claim, text).then(
+      (v) => live && setVectors({ key, v }),
+      () => {}, // No vectors: the words alone decide.
+    );
+    return () => {
+      live = false;
+    };
+  }, [claim, text, key]);
+  const fitting = vectors?.key === key ? vectors.v : undefined;
   const support = useMemo(
-    () => (claim && text ? supportingSentences(claim, text).sort((a, b) => a.start - b.start) : []),
-    [claim, text],
+    () =>
+      claim && text
+        ? supportingSentences(claim, text, {}, fitting).sort((a, b) => a.start - b.start)
+        : [],
+    [claim, text, fitting],
   );
   const box = useRef<HTMLDivElement>(null);
   const seq = citation?.seq;

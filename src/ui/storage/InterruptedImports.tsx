@@ -1,23 +1,34 @@
 /**
  * @file Imports a closed tab or a crash cut short, reported on the next visit with Retry (which
- * asks for the file again: the page that had it is gone) and Dismiss.
+ * asks for the file, the zip or the folder again: the page that had it is gone) and Dismiss.
  */
 import { useEffect, useRef, useState } from 'react';
 import type { DocumentRecord } from '../../store';
+import { folderFromPicked, type DroppedFolder } from '../components/DropZone';
 import type { ImportJournal, JournalEntry } from './import-journal';
+
+/** What was cut short, in words. */
+function what(e: JournalEntry): string {
+  if (e.kind === 'folder') return `the folder “${e.name}”`;
+  if (e.kind === 'zip') return `the repository “${e.name}”`;
+  return `“${e.name}”`;
+}
 
 export function InterruptedImports({
   journal,
   documents,
   onFiles,
+  onFolder,
 }: {
   journal: ImportJournal;
   /** The library as listed; an entry whose document was stored after all is dropped silently. */
   documents: readonly DocumentRecord[] | null;
   onFiles: (files: File[]) => void;
+  onFolder: (folder: DroppedFolder) => void;
 }) {
   const [entries, setEntries] = useState<JournalEntry[]>([]);
   const picker = useRef<HTMLInputElement>(null);
+  const folderPicker = useRef<HTMLInputElement>(null);
   const retrying = useRef<string | null>(null);
 
   useEffect(() => {
@@ -49,14 +60,14 @@ export function InterruptedImports({
       {entries.map((e) => (
         <div key={e.id} className="notice" role="alert" data-testid="interrupted">
           <span>
-            Adding “{e.name}” was cut short when the page closed (started{' '}
+            Adding {what(e)} was cut short when the page closed (started{' '}
             {new Date(e.startedAt).toLocaleString()}). Nothing of it was stored.
           </span>{' '}
           <button
             type="button"
             onClick={() => {
               retrying.current = e.id;
-              picker.current?.click();
+              (e.kind === 'folder' ? folderPicker : picker).current?.click();
             }}
           >
             Retry
@@ -77,6 +88,20 @@ export function InterruptedImports({
           if (files.length === 0) return;
           if (retrying.current) dismiss(retrying.current);
           onFiles(files);
+        }}
+      />
+      <input
+        ref={folderPicker}
+        type="file"
+        hidden
+        aria-label="Choose the folder again"
+        {...{ webkitdirectory: '' }}
+        onChange={(ev) => {
+          const folder = folderFromPicked([...(ev.target.files ?? [])]);
+          ev.target.value = '';
+          if (!folder) return;
+          if (retrying.current) dismiss(retrying.current);
+          onFolder(folder);
         }}
       />
     </div>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ImportJournal, type JournalPlatform } from './import-journal';
+import { ImportJournal, journalRepository, type JournalPlatform } from './import-journal';
 
 /** localStorage and Web Locks as one browser profile holds them; `closeTab` drops a tab's locks. */
 function profile() {
@@ -62,5 +62,33 @@ describe('import journal', () => {
     ]);
     p.items.set('fragrel-lens:import-journal', JSON.stringify([{ id: 1 }, null, 'x']));
     expect(await journal.interrupted()).toEqual([]);
+  });
+
+  it('journals repositories as a zip or a folder with their size, and keeps older entries', async () => {
+    const p = profile();
+    const journal = new ImportJournal(p.tab('a'));
+    journalRepository(journal, 'repo.zip', { zip: new Blob(['12345']) });
+    journalRepository(journal, 'src', {
+      folder: { entries: [{ file: new Blob(['ab']) }, { file: new Blob(['cde']) }] },
+    });
+    journal.begin('book.txt', 7);
+    p.closeTab('a');
+    const left = await new ImportJournal(p.tab('b')).interrupted();
+    expect(left.map((e) => [e.name, e.bytes, e.kind])).toEqual([
+      ['repo.zip', 5, 'zip'],
+      ['src', 5, 'folder'],
+      ['book.txt', 7, undefined],
+    ]);
+    // An entry with a kind this code does not know is not offered for Retry.
+    const raw = JSON.parse(p.items.get('fragrel-lens:import-journal')!) as object[];
+    p.items.set(
+      'fragrel-lens:import-journal',
+      JSON.stringify([...raw, { id: 'x', name: 'n', bytes: 1, startedAt: 1, kind: 'disk' }]),
+    );
+    expect((await new ImportJournal(p.tab('c')).interrupted()).map((e) => e.name)).toEqual([
+      'repo.zip',
+      'src',
+      'book.txt',
+    ]);
   });
 });

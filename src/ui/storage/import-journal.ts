@@ -13,13 +13,20 @@
  * The save itself is one IndexedDB transaction, so an interrupted import stored nothing.
  */
 
+/** What was being imported: a file (a book), or a repository as a .zip or a folder. */
+export type ImportKind = 'file' | 'zip' | 'folder';
+
 export interface JournalEntry {
   id: string;
   name: string;
   bytes: number;
   /** ms since the epoch. */
   startedAt: number;
+  /** Absent in entries written before repositories were journalled: a file. */
+  kind?: ImportKind;
 }
+
+const KINDS: readonly ImportKind[] = ['file', 'zip', 'folder'];
 
 const KEY = 'fragrel-lens:import-journal';
 const LOCK_PREFIX = 'fragrel-lens:import:';
@@ -51,7 +58,8 @@ export class ImportJournal {
           typeof (e as JournalEntry).id === 'string' &&
           typeof (e as JournalEntry).name === 'string' &&
           typeof (e as JournalEntry).bytes === 'number' &&
-          typeof (e as JournalEntry).startedAt === 'number',
+          typeof (e as JournalEntry).startedAt === 'number' &&
+          ((e as JournalEntry).kind === undefined || KINDS.includes((e as JournalEntry).kind!)),
       );
     } catch {
       // A journal that does not parse reports nothing rather than breaking the page.
@@ -68,8 +76,19 @@ export class ImportJournal {
   }
 
   /** Note an import that starts now; call `end` when it ends in any way the page sees. */
-  begin(name: string, bytes: number, now = Date.now()): { id: string; end: () => void } {
-    const entry: JournalEntry = { id: crypto.randomUUID(), name, bytes, startedAt: now };
+  begin(
+    name: string,
+    bytes: number,
+    now = Date.now(),
+    kind: ImportKind = 'file',
+  ): { id: string; end: () => void } {
+    const entry: JournalEntry = {
+      id: crypto.randomUUID(),
+      name,
+      bytes,
+      startedAt: now,
+      ...(kind !== 'file' ? { kind } : {}),
+    };
     this.write([...this.read(), entry]);
     let release: () => void = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
@@ -98,4 +117,15 @@ export class ImportJournal {
   dismiss(id: string): void {
     this.write(this.read().filter((e) => e.id !== id));
   }
+}
+
+/** Journal a repository import (a .zip or a folder) under its name and size. */
+export function journalRepository(
+  journal: ImportJournal,
+  name: string,
+  source: { zip: Blob } | { folder: { entries: readonly { file: Blob }[] } },
+): { id: string; end: () => void } {
+  if ('zip' in source) return journal.begin(name, source.zip.size, Date.now(), 'zip');
+  const bytes = source.folder.entries.reduce((n, e) => n + e.file.size, 0);
+  return journal.begin(name, bytes, Date.now(), 'folder');
 }
