@@ -85,6 +85,12 @@ test('three pipelines side by side: answers, costs, prices, the overlay and the 
   await panel().getByLabel(`Model of price row ${last}`).fill('test-model');
   await panel().getByLabel(`Dollars per million input tokens, row ${last}`).fill('1');
   await panel().getByLabel(`Dollars per million output tokens, row ${last}`).fill('2');
+  // Each pipeline's settings open on their own; closing a disclosure leaves the panel open.
+  await panel().getByText('Settings of LongRAG').click();
+  await expect(panel().getByLabel('Chunks kept (top k2)')).toHaveValue('7');
+  await panel().getByText('Settings of LongRAG').click();
+  await panel().getByText('Prices of API models (estimates, editable)').click();
+  await expect(panel().getByTestId('price-row').first()).toBeHidden();
 
   const before = posts().length;
   await panel().getByRole('button', { name: 'Compare 3 pipelines' }).click();
@@ -141,9 +147,37 @@ test('three pipelines side by side: answers, costs, prices, the overlay and the 
   await cite.click();
   await expect(page.getByTestId('reader-text')).toBeVisible();
 
+  if (process.env.UPDATE_SCREENSHOTS)
+    await panel().screenshot({ path: resolve(HERE, '../docs/screenshot-compare.png') });
   const axe = await new AxeBuilder({ page }).include('[data-testid="compare-panel"]').analyze();
   const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`)).toEqual([]);
+});
+
+test('plain retrieval is FragRel with alpha 0: its prompt does not move with alpha', async () => {
+  await panel().getByRole('checkbox', { name: 'LongRAG' }).uncheck();
+  const storyPrompts = async (alpha: string) => {
+    await page.getByLabel('alpha').fill(alpha);
+    await expect(page.locator('.score-bar__eq').first()).toContainText(`${alpha}.000×`);
+    const before = posts().length;
+    await panel().getByRole('button', { name: 'Compare 2 pipelines' }).click();
+    for (const p of ['fragrel', 'plain'])
+      await expect(column(p)).toHaveAttribute('data-state', 'done');
+    const sent = posts().slice(before).map(promptOf);
+    expect(sent).toHaveLength(2);
+    return sent;
+  };
+  // At alpha 2 the environment score moves FragRel's selection away from plain retrieval's.
+  const strong = await storyPrompts('2');
+  expect(new Set(strong).size).toBe(2);
+  const only = panel().locator('[data-testid="agreement-only"][data-pipeline="fragrel"]');
+  await expect(only).not.toHaveAttribute('data-count', '0');
+  // At alpha 0 FragRel selects what plain retrieval selects, which did not change.
+  const off = await storyPrompts('0');
+  expect(off[0]).toBe(off[1]);
+  expect(strong).toContain(off[0]);
+  await page.getByLabel('alpha').fill('0.5');
+  await panel().getByRole('checkbox', { name: 'LongRAG' }).check();
 });
 
 test('Stop ends one column; the others finish', async () => {

@@ -168,7 +168,11 @@ export function CompareColumn({
         </details>
       )}
       {trace && (
-        <details onToggle={(e) => setShowTrace((e.target as HTMLDetailsElement).open)}>
+        <details
+          onToggle={(e) => {
+            if (e.target === e.currentTarget) setShowTrace(e.currentTarget.open);
+          }}
+        >
           <summary>Trace of {name}</summary>
           {showTrace && <TraceView trace={trace} onOpen={onCite} />}
         </details>

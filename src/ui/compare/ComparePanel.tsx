@@ -343,7 +343,10 @@ export function ComparePanel({
       {/* Drawn only while open: a closed panel adds no second set of settings fields to the page. */}
       <details
         className="compare__open"
-        onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}
+        onToggle={(e) => {
+          // React passes a nested disclosure's toggle up the tree: only this one's counts.
+          if (e.target === e.currentTarget) setOpen(e.currentTarget.open);
+        }}
       >
         <summary>
           <h2 id="compare-title" className="card__title compare__title">
@@ -462,7 +465,12 @@ export function ComparePanel({
 function SettingsDisclosure({ title, children }: { title: string; children: ReactNode }) {
   const [open, setOpen] = useState(false);
   return (
-    <details onToggle={(e) => setOpen((e.target as HTMLDetailsElement).open)}>
+    <details
+      onToggle={(e) => {
+        // React passes a nested disclosure's toggle up the tree: only this one's counts.
+        if (e.target === e.currentTarget) setOpen(e.currentTarget.open);
+      }}
+    >
       <summary>{title}</summary>
       {open && children}
     </details>
