@@ -8,8 +8,10 @@
  * - FragRel and plain retrieval: the selected fragments the prompt kept (`fragment:*` items kept
  *   after fitting; fragments left out to fit the window are not used).
  * - LongRAG: the passages given to the generator (its citations; in R&L mode each citation
- *   stands for its paragraph, item `map:<hit>`), plus the paragraphs the extractor read when it
- *   ran (its output I_g is in the generator's prompt).
+ *   stands for its paragraph, item `map:<hit>`), plus the paragraphs mapped for the extractor
+ *   when it ran (its output I_g is in the generator's prompt). The trace does not say which of
+ *   those paragraphs the extractor's input budget cut, so they all count (an overcount only when
+ *   the step notes "paragraphs left out").
  * - SEGMENT+: the segments behind the notes given to the answer (the merge tree's edges into
  *   `answer`, whose items carry the fragments).
  * - QRMeM: the segments of the answer's context (`answer-segment:*` items).
