@@ -149,9 +149,14 @@ test('three pipelines side by side: answers, costs, prices, the overlay and the 
 
   if (process.env.UPDATE_SCREENSHOTS)
     await panel().screenshot({ path: resolve(HERE, '../docs/screenshot-compare.png') });
-  const axe = await new AxeBuilder({ page }).include('[data-testid="compare-panel"]').analyze();
-  const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id}: ${v.help} (${v.nodes.length})`)).toEqual([]);
+  // No serious accessibility problem in the panel with its results, light or dark.
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    const axe = await new AxeBuilder({ page }).include('[data-testid="compare-panel"]').analyze();
+    const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${colorScheme} ${v.id}: ${v.help} (${v.nodes.length})`)).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
 });
 
 test('plain retrieval is FragRel with alpha 0: its prompt does not move with alpha', async () => {
