@@ -27,6 +27,7 @@ import { Reader } from './components/Reader';
 import { budgetLine } from '../core/why/reasons';
 import { AnswerPanel } from './answer/AnswerPanel';
 import { PipelinesPanel } from './pipelines/PipelinesPanel';
+import { ComparePanel } from './compare/ComparePanel';
 import { libraryPipelineMemory } from './qrmem/memory';
 import { EngineProvider } from './answer/useEngine';
 import { ChatView } from './chat/ChatView';
@@ -803,6 +804,16 @@ function Workspace({
               hubHost={indexSettings.hubHost}
               embedder={embedderSpec(indexSettings)}
               memory={pipelineMemory}
+            />
+            <ComparePanel
+              result={result}
+              sources={sources}
+              kindOf={kindOf}
+              onCite={setFocused}
+              hubHost={indexSettings.hubHost}
+              embedder={embedderSpec(indexSettings)}
+              memory={pipelineMemory}
+              store={library}
             />
           </>
         )}

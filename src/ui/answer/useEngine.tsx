@@ -29,7 +29,7 @@ import {
   normalizeEngineSettings,
   type EngineSettings,
 } from '../../llm/settings';
-import type { LlmEngine, LlmError } from '../../llm/types';
+import type { EngineKind, LlmEngine, LlmError } from '../../llm/types';
 import { webLlmUnsupported } from '../../llm/webllm';
 import { webLlmModel } from '../../llm/webllm-catalogue';
 import { ggufUrl } from '../../llm/wllama';
@@ -64,6 +64,11 @@ export interface EngineState {
    * it is not; `onLoading` is called first). An error value when there is none.
    */
   acquire: (signal: AbortSignal, onLoading?: () => void) => Promise<LlmEngine | LlmError>;
+  /**
+   * The key typed or remembered for an API engine's endpoint, current or not ('' when none):
+   * Compare runs its columns on different engines (src/ui/compare/engines.ts).
+   */
+  keyFor: (kind: EngineKind) => string;
 }
 
 /** Every engine state this page holds; the state itself, for `EngineProvider`. */
@@ -212,9 +217,18 @@ export function useEngineState(library: SettingsStore): EngineState {
     [settings, ring, scope, localSource, local, problem],
   );
 
+  const keyFor = useCallback(
+    (kind: EngineKind) =>
+      isApiEngine(kind) ? ring.get(keyScope(kind, settings[kind].baseUrl)) : '',
+    // keysVersion: a key typed since is read again.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+    [ring, settings, keysVersion],
+  );
+
   return {
     settings,
     changeSettings,
+    keyFor,
     apiKey,
     local,
     localSource,
