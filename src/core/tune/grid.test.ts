@@ -68,6 +68,7 @@ describe('the per-document tuner', () => {
     expect(report.vsCurrent.better).toBe(10);
     expect(report.vsCurrent.worse).toBe(0);
     expect(report.probabilityBest).toBe(1);
+    expect(report.recommendation).toBe('chosen');
     expect(report.questions).toBe(20);
   });
 
@@ -83,6 +84,7 @@ describe('the per-document tuner', () => {
     // Plain (the current one here) retrieves every type B question: a tie goes to it.
     expect(report.chosen.relations).toEqual([]);
     expect(report.chosen.score).toBe(1);
+    expect(report.recommendation).toBe('current');
     const off = await tune(run, onlyB, {
       grid: { ...defaultTuneGrid, relationSets: [['context']], wRels: [0.3] },
       budgets: [10],

@@ -102,6 +102,12 @@ export interface TuneReport {
   vsPlain: PairedDelta;
   /** Share of bootstrap resamples of the questions in which `chosen` has the best mean. */
   probabilityBest: number;
+  /**
+   * 'chosen' when its interval against the current configuration lies above 0, else 'current':
+   * with a few dozen questions and ~80 configurations the best one is often best by chance
+   * (BENCHMARKS.md, tuning per document), so only a sure gain is recommended.
+   */
+  recommendation: 'chosen' | 'current';
   /** Per question scores of chosen, current and plain (for a reader's own checks). */
   perQuestion: { chosen: number[]; current: number[]; plain: number[] };
 }
@@ -292,6 +298,7 @@ export async function tune(
     if (chosen >= top - 1e-9) wins++;
   }
 
+  const vsCurrent = pairedBootstrap(scores[best], scores[iCurrent], { resamples, seed });
   return {
     questions: n,
     budgets: [...options.budgets],
@@ -300,9 +307,10 @@ export async function tune(
     current: tuned(iCurrent),
     plain: tuned(iPlain),
     curves,
-    vsCurrent: pairedBootstrap(scores[best], scores[iCurrent], { resamples, seed }),
+    vsCurrent,
     vsPlain: pairedBootstrap(scores[best], scores[iPlain], { resamples, seed }),
     probabilityBest: wins / resamples,
+    recommendation: best !== iCurrent && vsCurrent.ci95[0] > 0 ? 'chosen' : 'current',
     perQuestion: { chosen: scores[best], current: scores[iCurrent], plain: scores[iPlain] },
   };
 }
