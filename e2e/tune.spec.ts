@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
@@ -101,5 +102,47 @@ test('tuning can be cancelled and changes nothing', async ({ browser }) => {
   await expect(panel.getByTestId('tune-result')).toHaveCount(0);
   await expect(panel.getByRole('button', { name: 'Tune for this document' })).toBeEnabled();
   expect(problems).toEqual([]);
+  await page.context().close();
+});
+
+test('tune on labels: an L-Eval file holding the document; a wrong or malformed file gets a message', async ({
+  browser,
+}) => {
+  const LEVAL = resolve(HERE, '../../shared/datasets/leval');
+  const record = JSON.parse(
+    readFileSync(resolve(LEVAL, 'quality.jsonl'), 'utf8').split('\n')[0],
+  ) as { input: string };
+  const urls: string[] = [];
+  const problems: string[] = [];
+  const page = await openLocalPage(browser, urls, problems);
+  await page.goto('/');
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  await dropFiles(page, [{ name: 'quality-story.txt', bytes: Buffer.from(record.input) }]);
+  await expect(page.getByTestId('library-item')).toContainText(/\d+ fragments/);
+  const panel = page.getByTestId('tune');
+  const input = panel.getByTestId('tune-labels');
+
+  await input.setInputFiles({
+    name: 'broken.jsonl',
+    mimeType: 'application/json',
+    buffer: Buffer.from('{"input": "x"\n'),
+  });
+  await expect(panel.getByTestId('tune-error')).toContainText(
+    '“broken.jsonl” is not an L-Eval file',
+  );
+  await input.setInputFiles(resolve(LEVAL, 'sci_fi.jsonl'));
+  await expect(panel.getByTestId('tune-error')).toContainText(
+    'None of the 7 documents in “sci_fi.jsonl” is “quality-story.txt”',
+  );
+
+  await input.setInputFiles(resolve(LEVAL, 'quality.jsonl'));
+  await expect(panel.getByTestId('tune-confidence')).toContainText(
+    /\d+ labelled questions from “quality\.jsonl” \(\d+ whose answer could not be located left out\): chosen/,
+  );
+  await expect(panel.getByTestId('tune-error')).toHaveCount(0);
+  await expect(panel.getByTestId('tune-chosen')).toContainText('Best for “quality-story.txt”');
+  await expect(panel.getByTestId('tune-table').locator('tbody tr')).toHaveCount(4);
+  expect(problems).toEqual([]);
+  expect(urls.filter((u) => !isLocal(u))).toEqual([]);
   await page.context().close();
 });

@@ -7,3 +7,4 @@ export * from './grid';
 export * from './pseudo';
 export * from './questions';
 export * from './scores';
+export * from './labels';

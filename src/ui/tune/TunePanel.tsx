@@ -7,6 +7,8 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { PairedDelta } from '../../core/eval/bootstrap';
+import { levalSubsetOf, parseLevalJsonl } from '../../core/eval/datasets/leval';
+import { labelledQuestions, matchRecord, type LabelledQuestion } from '../../core/tune';
 import type { EmbedderSpec } from '../../models/embedder';
 import type { DocumentRecord, Library } from '../../store';
 import type { WorkerClient } from '../../workers/client';
@@ -70,32 +72,65 @@ export function TunePanel({
 
   const target = documents.find((d) => d.id === docId) ?? documents[0];
 
-  const start = useCallback(() => {
+  const [labels, setLabels] = useState<{ file: string; unlocated: number } | null>(null);
+
+  const start = useCallback(
+    (labelled?: LabelledQuestion[]) => {
+      if (!target) return;
+      const controller = new AbortController();
+      setRunning({ controller, progress: null });
+      setError(null);
+      setResult(null);
+      retrieval
+        .call(
+          'tune',
+          { docId: target.id, embedder, semanticK, settings, ...(labelled && { labelled }) },
+          {
+            signal: controller.signal,
+            onProgress: (progress) =>
+              mounted.current &&
+              setRunning((r) => (r && r.controller === controller ? { ...r, progress } : r)),
+          },
+        )
+        .then((r) => mounted.current && setResult(r))
+        .catch((e: Error) => {
+          if (!mounted.current) return;
+          setError(e.name === 'AbortError' ? 'Tuning cancelled; nothing was changed.' : e.message);
+        })
+        .finally(
+          () => mounted.current && setRunning((r) => (r?.controller === controller ? null : r)),
+        );
+    },
+    [target, retrieval, embedder, semanticK, settings],
+  );
+
+  /** Tune on labels: the record of an L-Eval file that holds this document, its gold located. */
+  const onLabelFile = async (file: File) => {
     if (!target) return;
-    const controller = new AbortController();
-    setRunning({ controller, progress: null });
     setError(null);
-    setResult(null);
-    retrieval
-      .call(
-        'tune',
-        { docId: target.id, embedder, semanticK, settings },
-        {
-          signal: controller.signal,
-          onProgress: (progress) =>
-            mounted.current &&
-            setRunning((r) => (r && r.controller === controller ? { ...r, progress } : r)),
-        },
-      )
-      .then((r) => mounted.current && setResult(r))
-      .catch((e: Error) => {
-        if (!mounted.current) return;
-        setError(e.name === 'AbortError' ? 'Tuning cancelled; nothing was changed.' : e.message);
-      })
-      .finally(
-        () => mounted.current && setRunning((r) => (r?.controller === controller ? null : r)),
-      );
-  }, [target, retrieval, embedder, semanticK, settings]);
+    try {
+      const parsed = parseLevalJsonl(await file.text(), levalSubsetOf(file.name));
+      if (!parsed.ok) throw new Error(`“${file.name}” is not an L-Eval file: ${parsed.error}`);
+      const source = await library.getSource(target.id);
+      if (source === undefined) throw new Error(`“${target.name}” is no longer in the library.`);
+      const record = matchRecord(source, parsed.value);
+      if (!record) {
+        throw new Error(
+          `None of the ${parsed.value.length} documents in “${file.name}” is “${target.name}”. Choose the file made for this document, or tune on pseudo-questions.`,
+        );
+      }
+      const { questions, unlocated } = labelledQuestions(source, record);
+      if (questions.length === 0) {
+        throw new Error(
+          `None of the ${unlocated} answers in “${file.name}” could be located in “${target.name}”, so there is nothing to tune on. Tune on pseudo-questions instead.`,
+        );
+      }
+      setLabels({ file: file.name, unlocated });
+      start(questions);
+    } catch (e) {
+      setError((e as Error).message);
+    }
+  };
 
   const apply = () => {
     if (!result) return;
@@ -162,9 +197,33 @@ export function TunePanel({
             Cancel
           </button>
         ) : (
-          <button type="button" className="primary" disabled={!target} onClick={start}>
-            Tune for this document
-          </button>
+          <>
+            <button
+              type="button"
+              className="primary"
+              disabled={!target}
+              onClick={() => {
+                setLabels(null);
+                start();
+              }}
+            >
+              Tune for this document
+            </button>
+            <label>
+              or on labels: an L-Eval file (.jsonl) holding this document{' '}
+              <input
+                type="file"
+                accept=".jsonl,.json,.txt"
+                disabled={!target}
+                data-testid="tune-labels"
+                onChange={(e) => {
+                  const file = e.target.files?.[0];
+                  e.target.value = '';
+                  if (file) void onLabelFile(file);
+                }}
+              />
+            </label>
+          </>
         )}
         {!target && <span className="hint">Tick a book to tune for it.</span>}
       </div>
@@ -191,11 +250,13 @@ export function TunePanel({
           </p>
           <p className="stats" data-testid="tune-confidence">
             Sources found within {result.budget.toLocaleString()} words, over {report.questions}{' '}
-            pseudo-questions: chosen {pct(report.chosen.score)}%, your current settings{' '}
-            {pct(report.current.score)}%, plain retrieval {pct(report.plain.score)}%. Chosen −
-            current: {interval(report.vsCurrent)}; chosen − plain: {interval(report.vsPlain)}{' '}
-            (paired bootstrap, 95%). Best in {pct(report.probabilityBest)}% of resamples of the
-            questions.{' '}
+            {result.basis === 'labels' && labels
+              ? `labelled questions from “${labels.file}” (${labels.unlocated} whose answer could not be located left out)`
+              : 'pseudo-questions'}
+            : chosen {pct(report.chosen.score)}%, your current settings {pct(report.current.score)}
+            %, plain retrieval {pct(report.plain.score)}%. Chosen − current:{' '}
+            {interval(report.vsCurrent)}; chosen − plain: {interval(report.vsPlain)} (paired
+            bootstrap, 95%). Best in {pct(report.probabilityBest)}% of resamples of the questions.{' '}
             {report.recommendation === 'chosen'
               ? 'A sure gain over your current settings: the interval lies above zero.'
               : wouldChange
@@ -232,16 +293,18 @@ export function TunePanel({
               ))}
             </tbody>
           </table>
-          <details>
-            <summary>What was asked (first {result.examples.length})</summary>
-            <ul>
-              {result.examples.map((x, i) => (
-                <li key={i}>
-                  “{x.query}” — from: {x.sentence}
-                </li>
-              ))}
-            </ul>
-          </details>
+          {result.examples.length > 0 && (
+            <details>
+              <summary>What was asked (first {result.examples.length})</summary>
+              <ul>
+                {result.examples.map((x, i) => (
+                  <li key={i}>
+                    “{x.query}” — from: {x.sentence}
+                  </li>
+                ))}
+              </ul>
+            </details>
+          )}
           <button
             type="button"
             className="primary"
