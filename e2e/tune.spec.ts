@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
@@ -51,6 +52,15 @@ test('tune a book: progress, the chosen values, the curve and its table; Apply c
   const rows = panel.getByTestId('tune-table').locator('tbody tr');
   await expect(rows).toHaveCount(4); // context, semantic, ppr, context+semantic
   await expect(rows.first().locator('td')).toHaveCount(7); // alpha 0 and the six grid alphas
+  const axe = await new AxeBuilder({ page }).include('[data-testid="tune"]').analyze();
+  expect(
+    axe.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.help} (${v.nodes.length})`),
+  ).toEqual([]);
+  if (process.env.UPDATE_SCREENSHOTS) {
+    await panel.screenshot({ path: resolve(HERE, '../docs/screenshot-tune.png') });
+  }
   // Nothing is applied before Apply.
   await expect(page.getByRole('slider', { name: 'alpha' })).toHaveValue('2');
   await expect(panel.getByTestId('tune-applied')).toHaveCount(0);

@@ -47,7 +47,13 @@ export function TuneChart({ curves }: { curves: TuneCurve[] }) {
     };
   }, [curves]);
   return (
-    <div className="tune__chart" data-testid="tune-chart" data-state={state}>
+    <div
+      className="tune__chart"
+      data-testid="tune-chart"
+      data-state={state}
+      // Chart.js sizes a responsive chart to its container, which needs a height of its own.
+      style={{ position: 'relative', height: 240 }}
+    >
       <canvas
         ref={canvas}
         role="img"
