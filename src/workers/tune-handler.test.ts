@@ -12,7 +12,7 @@ import { labelledQuestions } from '../core/tune';
 import type { HandlerContext } from './host';
 import type { Progress } from './protocol';
 import type { RetrievalSettings } from './retrieval-types';
-import { tuneDocument } from './tune-handler';
+import { tuneDocument, type TuneRequest } from './tune-handler';
 
 const FILE = sharedDatasetPath('leval', 'quality.jsonl');
 
@@ -41,7 +41,7 @@ describe.skipIf(!existsSync(FILE))('the tune message of the retrieval worker', (
     budget: 1000,
     queryWords: 'content',
   };
-  const request = {
+  const request: TuneRequest = {
     docId: 'story',
     embedder: { id: 'static-glove-100d', url: 'unused' },
     semanticK: 16,
