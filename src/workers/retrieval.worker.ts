@@ -84,7 +84,7 @@ export interface RetrievalApi {
   query: { payload: QueryRequest; result: RetrievalResult };
   /** The graph neighbourhood behind a code window's relations (Eq. 8). */
   explainWindow: { payload: ExplainWindowRequest; result: ExplainWindowResult };
-  /** Tune relations, alpha and w_rel for one document on pseudo-questions (tune-handler.ts). */
+  /** Tune relations, alpha and w_rel for one document on pseudo-questions or labels (tune-handler.ts). */
   tune: { payload: TuneRequest; result: TuneResult };
   /** Drop cached indexes (after a document is re-indexed or deleted). */
   forget: { payload: { docIds?: string[] }; result: null };
