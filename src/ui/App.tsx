@@ -49,6 +49,7 @@ import { UpdateNotice } from './offline/UpdateNotice';
 import { embedderFallback } from './storage/embedder-fallback';
 import { announcingWrites, libraryChanges, useTabSync } from './sync/tab-sync';
 import { ScoringNotice } from './scripts/ScoringNotice';
+import { TunePanel } from './tune/TunePanel';
 
 /** Retrieval settings of a book preset (core/retrieval/presets.ts) at the default budget. */
 export function presetRetrievalSettings(preset: RetrievalPreset): RetrievalSettings {
@@ -795,6 +796,15 @@ function Workspace({
               embedders={EMBEDDER_CHOICES}
               onRetrieval={onRetrievalSettings}
               onIndex={onIndexSettings}
+            />
+            <TunePanel
+              retrieval={retrieval}
+              library={library}
+              documents={(documents ?? []).filter((d) => ticked.has(d.id) && d.kind === 'prose')}
+              embedder={embedderSpec(indexSettings)}
+              semanticK={indexSettings.semanticK}
+              settings={retrievalSettings}
+              onSettings={onRetrievalSettings}
             />
             <PipelinesPanel
               result={result}

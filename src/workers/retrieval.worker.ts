@@ -43,6 +43,7 @@ import {
   type RetrievalResult,
   type RetrievalSettings,
 } from './retrieval-types';
+import { tuneDocument, type TuneRequest, type TuneResult } from './tune-handler';
 
 export interface QueryRequest {
   question: string;
@@ -83,6 +84,8 @@ export interface RetrievalApi {
   query: { payload: QueryRequest; result: RetrievalResult };
   /** The graph neighbourhood behind a code window's relations (Eq. 8). */
   explainWindow: { payload: ExplainWindowRequest; result: ExplainWindowResult };
+  /** Tune relations, alpha and w_rel for one document on pseudo-questions or labels (tune-handler.ts). */
+  tune: { payload: TuneRequest; result: TuneResult };
   /** Drop cached indexes (after a document is re-indexed or deleted). */
   forget: { payload: { docIds?: string[] }; result: null };
 }
@@ -133,7 +136,9 @@ async function loadDocument(
   };
 }
 
-async function getRun(req: QueryRequest): Promise<{ key: string; run: Run }> {
+async function getRun(
+  req: Pick<QueryRequest, 'docIds' | 'embedder' | 'semanticK'>,
+): Promise<{ key: string; run: Run }> {
   const key = JSON.stringify([req.docIds, req.embedder.id, req.semanticK]);
   if (lastRun?.key === key) return lastRun;
   const loaded = await Promise.all(
@@ -359,6 +364,12 @@ serveWorker(self as unknown as Parameters<typeof serveWorker>[0], {
     payload: never,
     ctx: HandlerContext,
   ) => Promise<ExplainWindowResult>,
+  tune: (async (req: TuneRequest, ctx: HandlerContext) =>
+    tuneDocument(
+      req,
+      (await getRun({ docIds: [req.docId], embedder: req.embedder, semanticK: req.semanticK })).run,
+      ctx,
+    )) as (payload: never, ctx: HandlerContext) => Promise<TuneResult>,
   forget: ({ docIds }: { docIds?: string[] }) => {
     if (!docIds) {
       docs.clear();
