@@ -4,5 +4,6 @@
  * ./datasets.
  */
 export * from './bootstrap';
+export * from './grid';
 export * from './retrieval';
 export * from './split';
