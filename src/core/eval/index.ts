@@ -3,6 +3,7 @@
  * retrieval metrics, the tune/held-out split and the paired bootstrap. Data-set parsers live in
  * ./datasets.
  */
+export * from './answers';
 export * from './bootstrap';
 export * from './grid';
 export * from './retrieval';
