@@ -97,6 +97,10 @@ test('an L-Eval file: detected, a grid run, reloaded mid-run and resumed, table,
     }),
   ).toBeGreaterThan(1000);
 
+  // The picture of docs/evaluation.md.
+  await page.getByTestId('eval-run').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: resolve(HERE, '../docs/screenshot-evaluate.png'), fullPage: true });
+
   // The results stored before the resume kept their time (they were not computed again); every
   // other one was computed after it.
   const jsonDownload = page.waitForEvent('download');
