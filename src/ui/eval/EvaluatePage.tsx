@@ -103,8 +103,11 @@ export function EvaluatePage() {
 
   useEffect(() => {
     let conn: LibraryDb | null = null;
+    let closed = false;
     openLibraryDb(LIBRARY_DB_NAME)
       .then(async (opened) => {
+        // Unmounted while opening (StrictMode mounts twice in development): let it go.
+        if (closed) return opened.close();
         conn = opened;
         setDb(opened);
         const all = await listEvalRuns(opened);
@@ -119,6 +122,7 @@ export function EvaluatePage() {
         setFatal(`The library database could not be opened: ${(e as Error).message}`),
       );
     return () => {
+      closed = true;
       conn?.close();
       controller.current?.abort();
     };
