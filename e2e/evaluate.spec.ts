@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
+import { startOpenAiServer, type Reply } from './support/openai-server';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const QUALITY = resolve(HERE, '../../shared/datasets/leval/quality.jsonl');
@@ -128,4 +129,70 @@ test('an L-Eval file: detected, a grid run, reloaded mid-run and resumed, table,
   expect(problems).toEqual([]);
   expect(urls.filter((u) => !isLocal(u))).toEqual([]);
   await page.context().close();
+});
+
+const say = (text: string): Reply => ({ kind: 'answer', pieces: [text] });
+
+test('answer evaluation: the cost is estimated before starting, then FragRel answers two QuALITY questions through a scripted server and is scored', async ({
+  browser,
+}) => {
+  const server = await startOpenAiServer();
+  const urls: string[] = [];
+  const problems: string[] = [];
+  try {
+    // The first document's first two questions: the right option for the first, a wrong one
+    // for the second (so letter accuracy is 50%).
+    const doc = JSON.parse(readFileSync(QUALITY, 'utf8').split('\n')[0]) as {
+      instructions: string[];
+      outputs: string[];
+    };
+    const stem = (k: number) => doc.instructions[k].split('\n')[0].trim();
+    const letter = (k: number) => /^\(([A-D])\)/.exec(doc.outputs[k])![1];
+    const wrong = 'ABCD'.replace(letter(1), '')[0];
+    server.routes = [
+      { when: stem(0), reply: say(doc.outputs[0]) },
+      { when: stem(1), reply: say(`(${wrong}) Something else.`) },
+    ];
+    const page = await openLocalPage(browser, urls, problems);
+    await page.goto('/evaluate.html');
+    await dropFiles(page, [{ name: 'quality.jsonl', bytes: qualitySubset(1) }]);
+    await expect(page.getByTestId('eval-format')).toHaveText('L-Eval JSONL');
+    const section = page.getByTestId('answer-eval');
+    await section.getByLabel('Engine').selectOption('openai');
+    await section.getByLabel('Base URL').fill(`${server.url}/v1`);
+    await section.getByLabel('Model', { exact: true }).fill('test-model');
+    await section.getByLabel('API key').fill('sk-test-0123456789');
+    await section.getByLabel('Context window (tokens)').fill('8192');
+    await section.getByTestId('answer-sample').fill('2');
+
+    // Nothing can start before the cost is estimated; the estimate sends nothing.
+    const start = section.getByRole('button', { name: 'Start answering' });
+    await expect(start).toBeDisabled();
+    await section.getByRole('button', { name: 'Estimate the cost' }).click();
+    const estimate = section.getByTestId('answer-estimate');
+    await expect(estimate.locator('tbody tr')).toHaveCount(1);
+    await expect(estimate.locator('tbody tr td').first()).toHaveText('2');
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+
+    await start.click();
+    await expect(section.getByTestId('answer-progress')).toHaveText('2 / 2 answers', {
+      timeout: 60_000,
+    });
+    const row = section.getByTestId('answer-table').locator('tr[data-pipeline="fragrel"]');
+    const cells = row.locator('td');
+    await expect(cells.nth(0)).toHaveText('2');
+    await expect(cells.nth(1)).toHaveText('0');
+    // Letter accuracy: one of two; contain-match: the first answer holds the gold option text.
+    await expect(cells.nth(5)).toHaveText('50.0');
+    await expect(cells.nth(4)).toHaveText('50.0');
+    await expect(cells.nth(6)).toHaveText('2');
+    const posts = server.requests.filter((r) => r.method === 'POST');
+    expect(posts).toHaveLength(2);
+    expect(JSON.stringify(posts[0].body)).toContain(stem(0));
+    expect(problems).toEqual([]);
+    expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+    await page.context().close();
+  } finally {
+    await server.close();
+  }
 });

@@ -18,7 +18,7 @@ import {
   type GridSpec,
   type QuestionResult,
 } from '../../core/eval/grid';
-import { openLibraryDb } from '../../store/db';
+import { openLibrary, type Library } from '../../store/library';
 import {
   deleteEvalRun,
   getEvalRun,
@@ -34,6 +34,8 @@ import { isAbortError } from '../../workers/protocol';
 import { defaultGridChoice, gridFromChoice, RELATION_SETS, type GridChoice } from './grid-choice';
 import { RecallPlot } from './RecallPlot';
 import { ResultsTable } from './ResultsTable';
+import { AnswerEval } from './AnswerEval';
+import { EngineProvider } from '../answer/useEngine';
 import { runJson, summaryCsv } from './export';
 
 /** Offer `text` as a file download (a blob: URL of this page's origin; nothing is sent). */
@@ -77,6 +79,7 @@ function toggle<T>(list: readonly T[], x: T, on: boolean): T[] {
 
 export function EvaluatePage() {
   const [db, setDb] = useState<LibraryDb | null>(null);
+  const [library, setLibrary] = useState<Library | null>(null);
   const [fatal, setFatal] = useState<string | null>(null);
   const [loaded, setLoaded] = useState<Loaded | null>(null);
   const [fileError, setFileError] = useState<string | null>(null);
@@ -102,13 +105,15 @@ export function EvaluatePage() {
   const refreshRuns = useCallback(async (conn: LibraryDb) => setRuns(await listEvalRuns(conn)), []);
 
   useEffect(() => {
-    let conn: LibraryDb | null = null;
+    let lib: Library | null = null;
     let closed = false;
-    openLibraryDb(LIBRARY_DB_NAME)
-      .then(async (opened) => {
+    openLibrary(LIBRARY_DB_NAME)
+      .then(async (openedLibrary) => {
         // Unmounted while opening (StrictMode mounts twice in development): let it go.
-        if (closed) return opened.close();
-        conn = opened;
+        if (closed) return openedLibrary.close();
+        lib = openedLibrary;
+        const opened = openedLibrary.db;
+        setLibrary(openedLibrary);
         setDb(opened);
         const all = await listEvalRuns(opened);
         setRuns(all);
@@ -123,7 +128,7 @@ export function EvaluatePage() {
       );
     return () => {
       closed = true;
-      conn?.close();
+      lib?.close();
       controller.current?.abort();
     };
   }, [refreshRuns]);
@@ -535,6 +540,12 @@ export function EvaluatePage() {
             </button>
           </form>
         </section>
+      )}
+
+      {b && library && (
+        <EngineProvider library={library}>
+          <AnswerEval items={b.items} />
+        </EngineProvider>
       )}
 
       {runError && (
