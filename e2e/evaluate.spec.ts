@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect, test } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
 import { dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
 import { startOpenAiServer, type Reply } from './support/openai-server';
@@ -13,6 +14,16 @@ const QUALITY = resolve(HERE, '../../shared/datasets/leval/quality.jsonl');
 function qualitySubset(docs: number): Uint8Array {
   const lines = readFileSync(QUALITY, 'utf8').split('\n').filter(Boolean).slice(0, docs);
   return new TextEncoder().encode(`${lines.join('\n')}\n`);
+}
+
+async function expectNoSeriousAxeViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations.filter(
+    (v) => v.impact === 'serious' || v.impact === 'critical',
+  );
+  expect(
+    serious.map((v) => `${v.id}: ${v.help} (${v.nodes.length}) ${v.nodes[0]?.target}`),
+  ).toEqual([]);
 }
 
 const CSV_HEADER =
@@ -98,9 +109,14 @@ test('an L-Eval file: detected, a grid run, reloaded mid-run and resumed, table,
     }),
   ).toBeGreaterThan(1000);
 
+  await expectNoSeriousAxeViolations(page);
   // The picture of docs/evaluation.md.
-  await page.getByTestId('eval-run').scrollIntoViewIfNeeded();
-  await page.screenshot({ path: resolve(HERE, '../docs/screenshot-evaluate.png'), fullPage: true });
+  if (process.env.UPDATE_SCREENSHOTS) {
+    await page.screenshot({
+      path: resolve(HERE, '../docs/screenshot-evaluate.png'),
+      fullPage: true,
+    });
+  }
 
   // The results stored before the resume kept their time (they were not computed again); every
   // other one was computed after it.
@@ -188,6 +204,7 @@ test('answer evaluation: the cost is estimated before starting, then FragRel ans
     await expect(cells.nth(6)).toHaveText('2');
     const posts = server.requests.filter((r) => r.method === 'POST');
     expect(posts).toHaveLength(2);
+    await expectNoSeriousAxeViolations(page);
     expect(JSON.stringify(posts[0].body)).toContain(stem(0));
     expect(problems).toEqual([]);
     expect(urls.filter((u) => !isLocal(u))).toEqual([]);
