@@ -43,11 +43,13 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: true,
     chunkSizeWarningLimit: 4096,
-    // Two pages: the app, and the model diagnostics page (docs/models.md).
+    // Pages: the app, the model diagnostics page (docs/models.md) and the evaluation page
+    // (docs/evaluation.md).
     rollupOptions: {
       input: {
         main: fileURLToPath(new URL('./index.html', import.meta.url)),
         models: fileURLToPath(new URL('./models.html', import.meta.url)),
+        evaluate: fileURLToPath(new URL('./evaluate.html', import.meta.url)),
       },
     },
   },

@@ -182,6 +182,8 @@ describe('schema versions', () => {
       'chats',
       'codeSyntax',
       'documents',
+      'evalResults',
+      'evalRuns',
       'fragments',
       'pipelineMemory',
       'questions',
@@ -386,6 +388,44 @@ describe('v6: pipelineMemory (issue 11)', () => {
     expect(await v6.putPipelineMemory(record)).toBe(true);
     expect(await v6.getPipelineMemory('old', 'qrmem|600|words')).toEqual(record);
     v6.close();
+  });
+});
+
+describe('v7: evalRuns and evalResults (issue 12)', () => {
+  it('runs the v7 step (and the later ones) on a library left by v6 code, keeping its data', async () => {
+    const factory = new IDBFactory();
+    await writeV1Library(factory, 'lib', 2);
+    const v6 = await openLibrary('lib', {
+      factory,
+      migrations: MIGRATIONS.filter((m) => m.version <= 6),
+    });
+    expect(v6.version).toBe(6);
+    expect([...v6.db.objectStoreNames]).not.toContain('evalRuns');
+    const memory = { docId: 'old', key: 'qrmem|600|words', createdAt: 1, value: { ner: [] } };
+    expect(await v6.putPipelineMemory(memory)).toBe(true);
+    v6.close();
+
+    const steps = MIGRATIONS.map((m) => vi.spyOn(m, 'run'));
+    const v7 = await openLibrary('lib', { factory });
+    expect(v7.version).toBe(LIBRARY_VERSION);
+    expect(steps.map((s) => s.mock.calls.length)).toEqual(
+      MIGRATIONS.map((m) => (m.version >= 7 ? 1 : 0)),
+    );
+    expect(await v7.db.count('evalRuns')).toBe(0);
+    expect(await v7.db.count('evalResults')).toBe(0);
+    expect((await v7.listDocuments()).map((d) => d.name)).toEqual(['Old book.txt']);
+    expect(await v7.getPipelineMemory('old', 'qrmem|600|words')).toEqual(memory);
+    const result = {
+      runId: 'r',
+      config: 'bm25|plain|f500',
+      question: 'q',
+      gold: [1],
+      answer: [null],
+      computedAt: 1,
+    };
+    await v7.db.put('evalResults', result);
+    expect(await v7.db.get('evalResults', ['r', 'bm25|plain|f500', 'q'])).toEqual(result);
+    v7.close();
   });
 });
 

@@ -15,6 +15,8 @@
  * | `questions` | `id`, index `byDate` (`date`)| {@link QuestionRecord}: the question history     |
  * | `chats`     | `id`, index `byUpdated`      | {@link ChatRecord}: a conversation, its rounds   |
  * | `codeSyntax`| `docId`                      | {@link CodeSyntaxRecord}: a repository's parses  |
+ * | `evalRuns`  | `id`                         | {@link EvalRunRecord}: an evaluation run (v7)    |
+ * | `evalResults` | `[runId, config, question]` | {@link EvalResultRecord}: one grid result (v7)  |
  *
  * Sources live apart from documents so that listing the library never loads a whole book.
  * Vectors and relations are keyed by what they were computed with, so changing the embedder or a
@@ -277,6 +279,37 @@ export interface CodeSyntaxRecord {
   files: CodeSyntaxFileRecord[];
 }
 
+/**
+ * An evaluation run of the evaluation page (issue 12): the benchmark file's text and the grid
+ * that was chosen, so a reload can parse it again and resume. Its results live in `evalResults`.
+ * `spec` and `settings` are plain JSON owned by src/ui/eval (the store does not interpret them).
+ */
+export interface EvalRunRecord {
+  id: string;
+  /** ms since the epoch. */
+  createdAt: number;
+  updatedAt: number;
+  /** 'running' when a reload should resume it; 'paused', 'done', or 'failed' with `error`. */
+  status: 'running' | 'paused' | 'done' | 'failed';
+  error?: string;
+  fileName: string;
+  /** The benchmark file (and companions) as text, to parse again on resume. */
+  files: { name: string; text: string }[];
+  spec: unknown;
+  settings: unknown;
+}
+
+/** One grid result: one configuration on one question, a value per budget (null: not measured). */
+export interface EvalResultRecord {
+  runId: string;
+  config: string;
+  question: string;
+  gold: (number | null)[];
+  answer: (number | null)[];
+  /** When it was computed, ms since the epoch: a resumed run keeps the earlier ones as they were. */
+  computedAt: number;
+}
+
 /** The typed schema idb checks every `get`/`put` against. */
 export interface LibrarySchema extends DBSchema {
   documents: { key: string; value: DocumentRecord };
@@ -289,6 +322,8 @@ export interface LibrarySchema extends DBSchema {
   chats: { key: string; value: ChatRecord; indexes: { byUpdated: number } };
   pipelineMemory: { key: [string, string]; value: PipelineMemoryRecord };
   codeSyntax: { key: string; value: CodeSyntaxRecord };
+  evalRuns: { key: string; value: EvalRunRecord };
+  evalResults: { key: [string, string, string]; value: EvalResultRecord };
 }
 
 export type LibraryStoreName = StoreNames<LibrarySchema>;
@@ -349,7 +384,14 @@ export const MIGRATIONS: readonly Migration[] = [
       db.createObjectStore('pipelineMemory', { keyPath: ['docId', 'key'] });
     },
   },
-  // Version 7 is assigned to another branch (issues in flight); numbers may skip.
+  {
+    version: 7,
+    description: 'evalRuns and evalResults: evaluation runs and their partial results (issue 12)',
+    run(db) {
+      db.createObjectStore('evalRuns', { keyPath: 'id' });
+      db.createObjectStore('evalResults', { keyPath: ['runId', 'config', 'question'] });
+    },
+  },
   {
     version: 8,
     description:

@@ -625,6 +625,9 @@ function Workspace({
         <p className="stats">
           <a href="./models.html">Check an embedding model</a>
         </p>
+        <p className="stats">
+          <a href="./evaluate.html">Evaluate retrieval on a benchmark</a>
+        </p>
         <HistoryPanel
           library={library}
           version={historyVersion}

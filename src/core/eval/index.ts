@@ -3,6 +3,8 @@
  * retrieval metrics, the tune/held-out split and the paired bootstrap. Data-set parsers live in
  * ./datasets.
  */
+export * from './answers';
 export * from './bootstrap';
+export * from './grid';
 export * from './retrieval';
 export * from './split';

@@ -1,0 +1,215 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Page } from '@playwright/test';
+import { dropFiles } from './support/drop';
+import { isLocal, openLocalPage } from './support/local-page';
+import { startOpenAiServer, type Reply } from './support/openai-server';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+const QUALITY = resolve(HERE, '../../shared/datasets/leval/quality.jsonl');
+
+/** The first `docs` documents of the real L-Eval QuALITY file, written at test time (not committed). */
+function qualitySubset(docs: number): Uint8Array {
+  const lines = readFileSync(QUALITY, 'utf8').split('\n').filter(Boolean).slice(0, docs);
+  return new TextEncoder().encode(`${lines.join('\n')}\n`);
+}
+
+async function expectNoSeriousAxeViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  const serious = results.violations.filter(
+    (v) => v.impact === 'serious' || v.impact === 'critical',
+  );
+  expect(
+    serious.map((v) => `${v.id}: ${v.help} (${v.nodes.length}) ${v.nodes[0]?.target}`),
+  ).toEqual([]);
+}
+
+const CSV_HEADER =
+  'config,scorer,relations,alpha,w_rel,fragment_words,baseline,budget,unit,gold_n,gold_recall,gold_delta,gold_ci95_low,gold_ci95_high,answer_n,answer_in_context,answer_delta,answer_ci95_low,answer_ci95_high';
+
+test('an L-Eval file: detected, a grid run, reloaded mid-run and resumed, table, plot and CSV; a malformed file gets the message', async ({
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  const urls: string[] = [];
+  const problems: string[] = [];
+  const page = await openLocalPage(browser, urls, problems);
+  await page.goto('/evaluate.html');
+  await expect(
+    page.getByRole('heading', { name: 'Evaluate retrieval on a benchmark' }),
+  ).toBeVisible();
+
+  // A file in no known format: a message naming what was expected; nothing else appears.
+  await dropFiles(page, [
+    { name: 'notes.jsonl', bytes: new TextEncoder().encode('{"title": "x"}\n') },
+  ]);
+  await expect(page.getByTestId('eval-file-error')).toContainText('no known benchmark format');
+  await expect(page.getByTestId('eval-file-error')).toContainText('Expected one of: L-Eval JSONL');
+  await expect(page.getByTestId('eval-detected')).toHaveCount(0);
+
+  // Six real QuALITY documents with their questions.
+  await dropFiles(page, [{ name: 'quality.jsonl', bytes: qualitySubset(6) }]);
+  await expect(page.getByTestId('eval-format')).toHaveText('L-Eval JSONL');
+  await expect(page.getByTestId('eval-file-error')).toHaveCount(0);
+  const questions = Number(
+    (await page.getByTestId('eval-count-questions').textContent())!.match(/\d+/)![0],
+  );
+  expect(questions).toBeGreaterThan(50);
+
+  // The grid: BM25 and dense, plain / context / semantic, alpha 0.5 and 1, 100- and 200-word
+  // fragments, budgets 500, 1000 and 2000 words: 2 x (1 + 2 x 2) x 2 = 20 configurations.
+  await page.getByLabel('dense (GloVe word vectors, offline)').check();
+  await page.getByLabel('semantic kNN (Eq. 6)').check();
+  await page.getByLabel('alpha').fill('0.5, 1');
+  await page.getByLabel('fragment sizes (words)').fill('100, 200');
+  await page.getByLabel('budgets').fill('500, 1000, 2000');
+  await expect(page.getByTestId('eval-grid-size')).toContainText(
+    `20 configurations × ${questions} questions = ${20 * questions} results`,
+  );
+  await page.getByRole('button', { name: 'Run the grid' }).click();
+
+  // Reload as soon as some questions are stored, before the run ends.
+  const progress = page.getByTestId('eval-progress');
+  await expect
+    .poll(async () => Number((await progress.getAttribute('data-done')) ?? 0), { timeout: 60_000 })
+    .toBeGreaterThan(0);
+  const doneBeforeReload = Number(await progress.getAttribute('data-done'));
+  const total = Number(await progress.getAttribute('data-total'));
+  expect(total).toBe(20 * questions);
+  expect(doneBeforeReload).toBeLessThan(total);
+  await page.reload();
+
+  // The run resumes by itself; what was stored is not computed again.
+  const resumed = page.getByTestId('eval-resumed');
+  await expect(resumed).toBeVisible({ timeout: 30_000 });
+  const stored = Number((await resumed.textContent())!.match(/(\d+) results/)![1]);
+  const resumedAt = Number(await resumed.getAttribute('data-started-at'));
+  expect(stored).toBeGreaterThanOrEqual(doneBeforeReload);
+  await expect(page.getByTestId('eval-status')).toHaveText('done', { timeout: 120_000 });
+
+  // The table: one row per configuration, every question done, intervals against the baseline.
+  const table = page.getByTestId('eval-table-gold');
+  await expect(table.locator('tbody tr')).toHaveCount(20);
+  await expect(table.locator('tbody tr').first()).toContainText('(baseline)');
+  await expect(table.locator('tbody tr').nth(1)).toContainText(`${questions} / ${questions}`);
+  await expect(table.locator('tbody tr').nth(1)).toContainText(
+    /\d+\.\d \([+−]\d+\.\d \[[+−]\d+\.\d, [+−]\d+\.\d\]\)/,
+  );
+  // The plot is drawn (chart.js paints the canvas).
+  const canvas = page.getByTestId('eval-plot').locator('canvas');
+  await expect(canvas).toBeVisible();
+  expect(
+    await canvas.evaluate((c: HTMLCanvasElement) => {
+      const data = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let painted = 0;
+      for (let i = 3; i < data.length; i += 4) if (data[i] > 0) painted++;
+      return painted;
+    }),
+  ).toBeGreaterThan(1000);
+
+  await expectNoSeriousAxeViolations(page);
+  // The picture of docs/evaluation.md.
+  if (process.env.UPDATE_SCREENSHOTS) {
+    await page.screenshot({
+      path: resolve(HERE, '../docs/screenshot-evaluate.png'),
+      fullPage: true,
+    });
+  }
+
+  // The results stored before the resume kept their time (they were not computed again); every
+  // other one was computed after it.
+  const jsonDownload = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export JSON' }).click();
+  const json = JSON.parse(readFileSync((await (await jsonDownload).path())!, 'utf8')) as {
+    results: { computedAt: number }[];
+    spec: { configs: unknown[] };
+  };
+  expect(json.results).toHaveLength(20 * questions);
+  expect(json.results.filter((r) => r.computedAt < resumedAt).length).toBe(stored);
+
+  // CSV: the header and one row per configuration and budget, with its settings.
+  const csvDownload = page.waitForEvent('download');
+  await page.getByRole('button', { name: 'Export CSV' }).click();
+  const csv = readFileSync((await (await csvDownload).path())!, 'utf8')
+    .trim()
+    .split('\n');
+  expect(csv[0]).toBe(CSV_HEADER);
+  expect(csv).toHaveLength(1 + 20 * 3);
+  expect(csv[1]).toMatch(/^bm25\|plain\|f100,bm25,none,0,0,100,bm25\|plain\|f100,500,words,\d+,/);
+  expect(
+    csv.some((l) => l.startsWith('dense|semantic|a1|w0.3|f200,dense,semantic,1,0.3,200,')),
+  ).toBe(true);
+
+  expect(problems).toEqual([]);
+  expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+  await page.context().close();
+});
+
+const say = (text: string): Reply => ({ kind: 'answer', pieces: [text] });
+
+test('answer evaluation: the cost is estimated before starting, then FragRel answers two QuALITY questions through a scripted server and is scored', async ({
+  browser,
+}) => {
+  const server = await startOpenAiServer();
+  const urls: string[] = [];
+  const problems: string[] = [];
+  try {
+    // The first document's first two questions: the right option for the first, a wrong one
+    // for the second (so letter accuracy is 50%).
+    const doc = JSON.parse(readFileSync(QUALITY, 'utf8').split('\n')[0]) as {
+      instructions: string[];
+      outputs: string[];
+    };
+    const stem = (k: number) => doc.instructions[k].split('\n')[0].trim();
+    const letter = (k: number) => /^\(([A-D])\)/.exec(doc.outputs[k])![1];
+    const wrong = 'ABCD'.replace(letter(1), '')[0];
+    server.routes = [
+      { when: stem(0), reply: say(doc.outputs[0]) },
+      { when: stem(1), reply: say(`(${wrong}) Something else.`) },
+    ];
+    const page = await openLocalPage(browser, urls, problems);
+    await page.goto('/evaluate.html');
+    await dropFiles(page, [{ name: 'quality.jsonl', bytes: qualitySubset(1) }]);
+    await expect(page.getByTestId('eval-format')).toHaveText('L-Eval JSONL');
+    const section = page.getByTestId('answer-eval');
+    await section.getByLabel('Engine').selectOption('openai');
+    await section.getByLabel('Base URL').fill(`${server.url}/v1`);
+    await section.getByLabel('Model', { exact: true }).fill('test-model');
+    await section.getByLabel('API key').fill('sk-test-0123456789');
+    await section.getByLabel('Context window (tokens)').fill('8192');
+    await section.getByTestId('answer-sample').fill('2');
+
+    // Nothing can start before the cost is estimated; the estimate sends nothing.
+    const start = section.getByRole('button', { name: 'Start answering' });
+    await expect(start).toBeDisabled();
+    await section.getByRole('button', { name: 'Estimate the cost' }).click();
+    const estimate = section.getByTestId('answer-estimate');
+    await expect(estimate.locator('tbody tr')).toHaveCount(1);
+    await expect(estimate.locator('tbody tr td').first()).toHaveText('2');
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+
+    await start.click();
+    await expect(section.getByTestId('answer-progress')).toHaveText('2 / 2 answers', {
+      timeout: 60_000,
+    });
+    const row = section.getByTestId('answer-table').locator('tr[data-pipeline="fragrel"]');
+    const cells = row.locator('td');
+    await expect(cells.nth(0)).toHaveText('2');
+    await expect(cells.nth(1)).toHaveText('0');
+    // Letter accuracy: one of two; contain-match: the first answer holds the gold option text.
+    await expect(cells.nth(5)).toHaveText('50.0');
+    await expect(cells.nth(4)).toHaveText('50.0');
+    await expect(cells.nth(6)).toHaveText('2');
+    const posts = server.requests.filter((r) => r.method === 'POST');
+    expect(posts).toHaveLength(2);
+    await expectNoSeriousAxeViolations(page);
+    expect(JSON.stringify(posts[0].body)).toContain(stem(0));
+    expect(problems).toEqual([]);
+    expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+    await page.context().close();
+  } finally {
+    await server.close();
+  }
+});

@@ -1,0 +1,703 @@
+/**
+ * @file The evaluation page (evaluate.html, issue 12 §2): drop a benchmark file, see its format
+ * and counts, choose a retrieval grid, run it in the evaluation worker with progress, pause,
+ * resume and cancel, and read the results as a table with paired bootstrap intervals against a
+ * baseline and as a plot; export CSV and JSON. Runs and their partial results live in the
+ * library database (schema v7): a run interrupted by a reload resumes on the next visit.
+ *
+ * Everything from a file (names, questions, notes) is rendered as React text, never as markup.
+ */
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { STATIC_EMBEDDER_ID, STATIC_MODEL_PATH } from '../../core/embed/static';
+import { parseBenchmarkFile, type ParsedBenchmark } from '../../core/eval/datasets';
+import {
+  configKey,
+  configLabel,
+  summarizeGrid,
+  type GridScorer,
+  type GridSpec,
+  type QuestionResult,
+} from '../../core/eval/grid';
+import { openLibrary, type Library } from '../../store/library';
+import {
+  deleteEvalRun,
+  getEvalRun,
+  listEvalResults,
+  listEvalRuns,
+  putEvalRun,
+  setEvalRunStatus,
+} from '../../store/eval-runs';
+import { LIBRARY_DB_NAME, type EvalRunRecord, type LibraryDb } from '../../store/schema';
+import { WorkerClient } from '../../workers/client';
+import type { EvalApi, EvalRunSettings } from '../../workers/eval-handlers';
+import { isAbortError } from '../../workers/protocol';
+import { defaultGridChoice, gridFromChoice, RELATION_SETS, type GridChoice } from './grid-choice';
+import { RecallPlot } from './RecallPlot';
+import { ResultsTable } from './ResultsTable';
+import { AnswerEval } from './AnswerEval';
+import { EngineProvider } from '../answer/useEngine';
+import { runJson, summaryCsv } from './export';
+
+/** Offer `text` as a file download (a blob: URL of this page's origin; nothing is sent). */
+function download(name: string, type: string, text: string) {
+  const url = URL.createObjectURL(new Blob([text], { type }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
+}
+
+interface Loaded {
+  files: { name: string; text: string }[];
+  benchmark: ParsedBenchmark;
+}
+
+interface Active {
+  run: EvalRunRecord;
+  benchmark: ParsedBenchmark;
+  results: QuestionResult[];
+  progress: { done: number; total: number } | null;
+  /** Results found stored when this run was (re)started, and whether that was a resume. */
+  resumedFrom: number | null;
+  /** When this page (re)started the run, ms since the epoch: later results are this start's. */
+  startedAt: number;
+  running: boolean;
+}
+
+const SCORERS: { id: GridScorer; label: string }[] = [
+  { id: 'bm25', label: 'BM25' },
+  { id: 'dense', label: 'dense (GloVe word vectors, offline)' },
+  { id: 'hybrid', label: 'hybrid (BM25 + dense)' },
+];
+
+const BOOTSTRAP = { resamples: 1000, seed: 20240601 };
+
+function toggle<T>(list: readonly T[], x: T, on: boolean): T[] {
+  return on ? (list.includes(x) ? [...list] : [...list, x]) : list.filter((y) => y !== x);
+}
+
+export function EvaluatePage() {
+  const [db, setDb] = useState<LibraryDb | null>(null);
+  const [library, setLibrary] = useState<Library | null>(null);
+  const [fatal, setFatal] = useState<string | null>(null);
+  const [loaded, setLoaded] = useState<Loaded | null>(null);
+  const [fileError, setFileError] = useState<string | null>(null);
+  const [choice, setChoice] = useState<GridChoice>({ ...defaultGridChoice });
+  const [sample, setSample] = useState('');
+  const [baselineChoice, setBaselineChoice] = useState('');
+  const [active, setActive] = useState<Active | null>(null);
+  const [runs, setRuns] = useState<EvalRunRecord[]>([]);
+  const [runError, setRunError] = useState<string | null>(null);
+  const [metric, setMetric] = useState<'gold' | 'answer'>('gold');
+  const worker = useRef<WorkerClient<EvalApi> | null>(null);
+  const controller = useRef<AbortController | null>(null);
+  const resumedOnce = useRef(false);
+  const openRef = useRef<
+    ((conn: LibraryDb, run: EvalRunRecord, resume: boolean) => Promise<void>) | null
+  >(null);
+
+  const workerClient = () =>
+    (worker.current ??= new WorkerClient<EvalApi>(
+      new Worker(new URL('../../workers/eval.worker.ts', import.meta.url), { type: 'module' }),
+    ));
+
+  const refreshRuns = useCallback(async (conn: LibraryDb) => setRuns(await listEvalRuns(conn)), []);
+
+  useEffect(() => {
+    let lib: Library | null = null;
+    let closed = false;
+    openLibrary(LIBRARY_DB_NAME)
+      .then(async (openedLibrary) => {
+        // Unmounted while opening (StrictMode mounts twice in development): let it go.
+        if (closed) return openedLibrary.close();
+        lib = openedLibrary;
+        const opened = openedLibrary.db;
+        setLibrary(openedLibrary);
+        setDb(opened);
+        const all = await listEvalRuns(opened);
+        setRuns(all);
+        const interrupted = all.find((r) => r.status === 'running');
+        if (interrupted && !resumedOnce.current) {
+          resumedOnce.current = true;
+          void openRef.current?.(opened, interrupted, true);
+        }
+      })
+      .catch((e: unknown) =>
+        setFatal(`The library database could not be opened: ${(e as Error).message}`),
+      );
+    return () => {
+      closed = true;
+      lib?.close();
+      controller.current?.abort();
+    };
+  }, [refreshRuns]);
+
+  const gridState = useMemo(() => gridFromChoice(choice), [choice]);
+  const baselineKey =
+    gridState.spec?.configs.map(configKey).find((k) => k === baselineChoice) ??
+    gridState.spec?.configs.map(configKey)[0] ??
+    '';
+
+  const readFiles = async (list: FileList | File[]) => {
+    setFileError(null);
+    const files = await Promise.all(
+      [...list].map(async (f) => ({ name: f.name, text: await f.text() })),
+    );
+    if (files.length === 0) return;
+    // RepoEval: the tasks file is the main one, repo_files.jsonl its companion.
+    const companionFirst = files.findIndex((f) => !/repo_files/i.test(f.name));
+    const mainIndex = companionFirst >= 0 ? companionFirst : 0;
+    const main = files[mainIndex];
+    const companions = files.filter((_, i) => i !== mainIndex);
+    const parsed = parseBenchmarkFile(main.name, main.text, companions);
+    if (!parsed.ok) {
+      setFileError(parsed.error);
+      return;
+    }
+    setLoaded({ files: [main, ...companions], benchmark: parsed.value });
+  };
+
+  useEffect(() => {
+    const over = (e: DragEvent) => e.preventDefault();
+    const drop = (e: DragEvent) => {
+      e.preventDefault();
+      if (e.dataTransfer?.files.length) void readFiles(e.dataTransfer.files);
+    };
+    window.addEventListener('dragover', over);
+    window.addEventListener('drop', drop);
+    return () => {
+      window.removeEventListener('dragover', over);
+      window.removeEventListener('drop', drop);
+    };
+  });
+
+  const loadResults = useCallback(async (conn: LibraryDb, runId: string) => {
+    const stored = await listEvalResults(conn, runId);
+    return stored.map(({ config, question, gold, answer }) => ({ config, question, gold, answer }));
+  }, []);
+
+  /** Start or resume a stored run in the worker. */
+  const start = useCallback(
+    async (conn: LibraryDb, run: EvalRunRecord, benchmark: ParsedBenchmark) => {
+      controller.current?.abort();
+      const ctrl = new AbortController();
+      controller.current = ctrl;
+      setRunError(null);
+      const startedAt = Date.now();
+      const results = await loadResults(conn, run.id);
+      setActive({
+        startedAt,
+        run,
+        benchmark,
+        results,
+        progress: null,
+        resumedFrom: results.length,
+        running: true,
+      });
+      let last = 0;
+      let refreshing = false;
+      const refresh = async () => {
+        if (refreshing) return;
+        refreshing = true;
+        const now = await loadResults(conn, run.id);
+        refreshing = false;
+        if (!ctrl.signal.aborted)
+          setActive((a) => (a && a.run.id === run.id ? { ...a, results: now } : a));
+      };
+      try {
+        await workerClient().call(
+          'runGrid',
+          { runId: run.id },
+          {
+            signal: ctrl.signal,
+            onProgress: (p) => {
+              setActive((a) =>
+                a && a.run.id === run.id ? { ...a, progress: { done: p.done, total: p.total } } : a,
+              );
+              // Re-read the stored results at most twice a second while running.
+              if (performance.now() - last > 500) {
+                last = performance.now();
+                void refresh();
+              }
+            },
+          },
+        );
+        const finished = await getEvalRun(conn, run.id);
+        const final = await loadResults(conn, run.id);
+        setActive((a) =>
+          a && a.run.id === run.id
+            ? { ...a, run: finished ?? a.run, results: final, running: false }
+            : a,
+        );
+      } catch (e) {
+        if (isAbortError(e)) return;
+        setRunError((e as Error).message);
+        const failed = await getEvalRun(conn, run.id);
+        setActive((a) =>
+          a && a.run.id === run.id ? { ...a, run: failed ?? a.run, running: false } : a,
+        );
+      } finally {
+        await refreshRuns(conn);
+      }
+    },
+    [loadResults, refreshRuns],
+  );
+
+  const open = useCallback(
+    async (conn: LibraryDb, run: EvalRunRecord, resume: boolean) => {
+      const [main, ...companions] = run.files;
+      const parsed = parseBenchmarkFile(main.name, main.text, companions);
+      if (!parsed.ok) {
+        setRunError(parsed.error);
+        return;
+      }
+      if (resume) return start(conn, run, parsed.value);
+      controller.current?.abort();
+      const results = await loadResults(conn, run.id);
+      setActive({
+        run,
+        benchmark: parsed.value,
+        results,
+        progress: null,
+        resumedFrom: null,
+        startedAt: Date.now(),
+        running: false,
+      });
+    },
+    [loadResults, start],
+  );
+
+  // A run left 'running' (the page was closed or reloaded mid-run) resumes by itself, once:
+  // the database effect below calls the latest `open` through this ref.
+  useEffect(() => {
+    openRef.current = open;
+  }, [open]);
+
+  const run = async () => {
+    if (!db || !loaded || !gridState.spec) return;
+    const n = Number(sample);
+    const settings: EvalRunSettings = {
+      embedder: { id: STATIC_EMBEDDER_ID, url: new URL(STATIC_MODEL_PATH, document.baseURI).href },
+      baseline: baselineKey,
+      ...(sample.trim() && Number.isInteger(n) && n > 0 ? { sample: n } : {}),
+      bootstrap: BOOTSTRAP,
+    };
+    const now = Date.now();
+    const record: EvalRunRecord = {
+      id: `run-${now.toString(36)}-${Math.random().toString(36).slice(2, 8)}`,
+      createdAt: now,
+      updatedAt: now,
+      status: 'running',
+      fileName: loaded.files[0].name,
+      files: loaded.files,
+      spec: gridState.spec,
+      settings,
+    };
+    try {
+      await putEvalRun(db, record);
+    } catch (e) {
+      setRunError((e as Error).message);
+      return;
+    }
+    resumedOnce.current = true;
+    await refreshRuns(db);
+    await start(db, record, loaded.benchmark);
+  };
+
+  const pause = async () => {
+    if (!db || !active) return;
+    controller.current?.abort();
+    const paused = await setEvalRunStatus(db, active.run.id, 'paused');
+    setActive((a) => (a ? { ...a, run: paused ?? a.run, running: false } : a));
+    await refreshRuns(db);
+  };
+
+  const cancel = async () => {
+    if (!db || !active) return;
+    controller.current?.abort();
+    await deleteEvalRun(db, active.run.id);
+    setActive(null);
+    await refreshRuns(db);
+  };
+
+  const remove = async (id: string) => {
+    if (!db) return;
+    if (active?.run.id === id) {
+      controller.current?.abort();
+      setActive(null);
+    }
+    await deleteEvalRun(db, id);
+    await refreshRuns(db);
+  };
+
+  const activeSpec = active ? (active.run.spec as GridSpec) : null;
+  const activeSettings = active ? (active.run.settings as EvalRunSettings) : null;
+  const questionCount = active
+    ? Math.min(activeSettings?.sample ?? Infinity, active.benchmark.items.length)
+    : 0;
+  const summary = useMemo(
+    () =>
+      active && activeSpec && activeSettings
+        ? summarizeGrid(
+            activeSpec,
+            active.results,
+            activeSettings.baseline,
+            activeSettings.bootstrap,
+          )
+        : [],
+    [active, activeSpec, activeSettings],
+  );
+  const hasGold = summary.some((r) => r.gold.some((c) => c.n > 0));
+  const hasAnswer = summary.some((r) => r.answer.some((c) => c.n > 0));
+  const shownMetric = metric === 'gold' && !hasGold && hasAnswer ? 'answer' : metric;
+  const plotUnit = activeSpec?.budgets.some((b) => b.unit === 'words') ? 'words' : 'tokens';
+
+  if (fatal) return <p role="alert">{fatal}</p>;
+
+  const b = loaded?.benchmark;
+  const withGold = b ? b.items.filter((i) => i.gold.length > 0).length : 0;
+  const withAnswer = b ? b.items.filter((i) => i.answerText !== null).length : 0;
+  const configs = gridState.spec?.configs ?? [];
+  const sampleN = Number(sample);
+  const chosenQuestions = b
+    ? Math.min(b.items.length, sample.trim() && sampleN > 0 ? sampleN : b.items.length)
+    : 0;
+
+  return (
+    <main className="eval-page">
+      <p className="eval-nav">
+        <a href="./">← Back to the library</a>
+      </p>
+      <h1>Evaluate retrieval on a benchmark</h1>
+      <p className="eval-lead">
+        Drop a benchmark file anywhere on this page (L-Eval, LongBench, HotpotQA, MuSiQue, MTBench+,
+        RepoEval with its repo_files.jsonl, or the simple JSONL of docs/evaluation.md). Everything
+        runs in this browser; nothing is sent.
+      </p>
+      <label className="eval-file">
+        Or choose the file(s):{' '}
+        <input
+          type="file"
+          multiple
+          accept=".json,.jsonl,application/json"
+          data-testid="eval-file-input"
+          onChange={(e) => e.target.files && void readFiles(e.target.files)}
+        />
+      </label>
+      {fileError && (
+        <p className="eval-error" role="alert" data-testid="eval-file-error">
+          {fileError}
+        </p>
+      )}
+
+      {b && loaded && (
+        <section aria-labelledby="eval-file-h" data-testid="eval-detected">
+          <h2 id="eval-file-h">{loaded.files[0].name}</h2>
+          <p>
+            Detected format: <strong data-testid="eval-format">{b.label}</strong>
+          </p>
+          <ul className="eval-counts">
+            <li data-testid="eval-count-questions">{b.items.length} questions</li>
+            <li>{b.documents} documents</li>
+            <li>{withGold} with a gold passage (gold recall)</li>
+            <li>{withAnswer} with an answer text (answer-in-context)</li>
+            {b.skipped > 0 && <li>{b.skipped} left out: nothing to score</li>}
+          </ul>
+          <ul className="eval-notes">
+            {b.notes.map((n) => (
+              <li key={n}>{n}</li>
+            ))}
+          </ul>
+
+          <form
+            className="eval-grid"
+            onSubmit={(e) => {
+              e.preventDefault();
+              void run();
+            }}
+          >
+            <fieldset>
+              <legend>Scorers (Eq. 4)</legend>
+              {SCORERS.map((s) => (
+                <label key={s.id}>
+                  <input
+                    type="checkbox"
+                    checked={choice.scorers.includes(s.id)}
+                    onChange={(e) =>
+                      setChoice({
+                        ...choice,
+                        scorers: toggle(choice.scorers, s.id, e.target.checked),
+                      })
+                    }
+                  />{' '}
+                  {s.label}
+                </label>
+              ))}
+            </fieldset>
+            <fieldset>
+              <legend>Relations (Eq. 9-10)</legend>
+              {RELATION_SETS.map((r) => (
+                <label key={r.id}>
+                  <input
+                    type="checkbox"
+                    checked={choice.relationSets.includes(r.id)}
+                    onChange={(e) =>
+                      setChoice({
+                        ...choice,
+                        relationSets: toggle(choice.relationSets, r.id, e.target.checked),
+                      })
+                    }
+                  />{' '}
+                  {r.label}
+                </label>
+              ))}
+            </fieldset>
+            <fieldset>
+              <legend>Values (comma-separated)</legend>
+              <label>
+                alpha{' '}
+                <input
+                  value={choice.alphas}
+                  onChange={(e) => setChoice({ ...choice, alphas: e.target.value })}
+                />
+              </label>
+              <label>
+                w_rel{' '}
+                <input
+                  value={choice.wRels}
+                  onChange={(e) => setChoice({ ...choice, wRels: e.target.value })}
+                />
+              </label>
+              <label>
+                fragment sizes (words){' '}
+                <input
+                  value={choice.fragmentWords}
+                  onChange={(e) => setChoice({ ...choice, fragmentWords: e.target.value })}
+                />
+              </label>
+              <label>
+                budgets{' '}
+                <input
+                  value={choice.budgets}
+                  onChange={(e) => setChoice({ ...choice, budgets: e.target.value })}
+                />
+              </label>
+              {(['words', 'tokens'] as const).map((u) => (
+                <label key={u}>
+                  <input
+                    type="checkbox"
+                    checked={choice.units.includes(u)}
+                    onChange={(e) =>
+                      setChoice({ ...choice, units: toggle(choice.units, u, e.target.checked) })
+                    }
+                  />{' '}
+                  in {u}
+                </label>
+              ))}
+            </fieldset>
+            <fieldset>
+              <legend>Run</legend>
+              <label>
+                questions (empty: all {b.items.length}){' '}
+                <input
+                  type="number"
+                  min={1}
+                  value={sample}
+                  onChange={(e) => setSample(e.target.value)}
+                  data-testid="eval-sample"
+                />
+              </label>
+              <label>
+                baseline{' '}
+                <select
+                  value={baselineKey}
+                  onChange={(e) => setBaselineChoice(e.target.value)}
+                  data-testid="eval-baseline"
+                >
+                  {configs.map((c) => (
+                    <option key={configKey(c)} value={configKey(c)}>
+                      {configLabel(c)}
+                    </option>
+                  ))}
+                </select>
+              </label>
+            </fieldset>
+            {gridState.problems.length > 0 && (
+              <ul className="eval-error" role="alert">
+                {gridState.problems.map((p) => (
+                  <li key={p}>{p}</li>
+                ))}
+              </ul>
+            )}
+            <p data-testid="eval-grid-size">
+              {configs.length} configurations × {chosenQuestions} questions ={' '}
+              {configs.length * chosenQuestions} results, each at{' '}
+              {gridState.spec?.budgets.length ?? 0} budgets.
+            </p>
+            <button type="submit" disabled={!gridState.spec || !db || Boolean(active?.running)}>
+              Run the grid
+            </button>
+          </form>
+        </section>
+      )}
+
+      {b && library && (
+        <EngineProvider library={library}>
+          <AnswerEval items={b.items} />
+        </EngineProvider>
+      )}
+
+      {runError && (
+        <p className="eval-error" role="alert" data-testid="eval-run-error">
+          {runError}
+        </p>
+      )}
+
+      {active && activeSpec && activeSettings && (
+        <section
+          aria-labelledby="eval-run-h"
+          data-testid="eval-run"
+          data-status={active.run.status}
+        >
+          <h2 id="eval-run-h">
+            Run on {active.run.fileName} ({active.benchmark.label})
+          </h2>
+          <p>
+            Status:{' '}
+            <span data-testid="eval-status">{active.running ? 'running' : active.run.status}</span>
+            {active.resumedFrom !== null && active.resumedFrom > 0 && (
+              <span data-testid="eval-resumed" data-started-at={active.startedAt}>
+                {' '}
+                · resumed: {active.resumedFrom} results were already stored and are not computed
+                again
+              </span>
+            )}
+          </p>
+          {active.progress && (
+            <p>
+              <progress
+                value={active.progress.done}
+                max={active.progress.total}
+                aria-label="Evaluation progress"
+                data-testid="eval-progress"
+                data-done={active.progress.done}
+                data-total={active.progress.total}
+              />{' '}
+              {active.progress.done} / {active.progress.total} (configuration, question) pairs
+            </p>
+          )}
+          <p className="eval-actions">
+            {active.running ? (
+              <button type="button" onClick={() => void pause()}>
+                Pause
+              </button>
+            ) : (
+              active.run.status !== 'done' &&
+              db && (
+                <button type="button" onClick={() => void open(db, active.run, true)}>
+                  Resume
+                </button>
+              )
+            )}
+            {active.running && (
+              <button type="button" onClick={() => void cancel()}>
+                Cancel (discard this run)
+              </button>
+            )}
+            <button
+              type="button"
+              onClick={() =>
+                download(
+                  `${active.run.fileName.replace(/\.[^.]*$/, '')}-evaluation.csv`,
+                  'text/csv',
+                  summaryCsv(activeSpec, summary, activeSettings.baseline),
+                )
+              }
+            >
+              Export CSV
+            </button>
+            <button
+              type="button"
+              onClick={() =>
+                db &&
+                void listEvalResults(db, active.run.id).then((all) =>
+                  download(
+                    `${active.run.fileName.replace(/\.[^.]*$/, '')}-evaluation.json`,
+                    'application/json',
+                    runJson(active.run, active.benchmark.label, summary, all),
+                  ),
+                )
+              }
+            >
+              Export JSON
+            </button>
+          </p>
+          <p>
+            Baseline:{' '}
+            {activeSpec.configs.find((c) => configKey(c) === activeSettings.baseline)
+              ? configLabel(
+                  activeSpec.configs.find((c) => configKey(c) === activeSettings.baseline)!,
+                )
+              : activeSettings.baseline}
+            . Intervals: paired bootstrap over questions, {activeSettings.bootstrap.resamples}{' '}
+            resamples, seed {activeSettings.bootstrap.seed}.
+          </p>
+          <fieldset className="eval-metric">
+            <legend>Metric</legend>
+            <label>
+              <input
+                type="radio"
+                name="metric"
+                checked={shownMetric === 'gold'}
+                disabled={!hasGold}
+                onChange={() => setMetric('gold')}
+              />{' '}
+              gold recall
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="metric"
+                checked={shownMetric === 'answer'}
+                disabled={!hasAnswer}
+                onChange={() => setMetric('answer')}
+              />{' '}
+              answer-in-context
+            </label>
+          </fieldset>
+          <ResultsTable
+            spec={activeSpec}
+            rows={summary}
+            metric={shownMetric}
+            baseline={activeSettings.baseline}
+            questions={questionCount}
+          />
+          {active.results.length > 0 && (
+            <RecallPlot spec={activeSpec} rows={summary} metric={shownMetric} unit={plotUnit} />
+          )}
+        </section>
+      )}
+
+      {runs.length > 0 && (
+        <section aria-labelledby="eval-runs-h">
+          <h2 id="eval-runs-h">Stored runs</h2>
+          <ul className="eval-runs" data-testid="eval-runs">
+            {runs.map((r) => (
+              <li key={r.id}>
+                {r.fileName} · {new Date(r.createdAt).toLocaleString()} · {r.status}
+                {r.error ? ` (${r.error})` : ''}{' '}
+                <button type="button" onClick={() => db && void open(db, r, false)}>
+                  Show
+                </button>{' '}
+                <button type="button" onClick={() => void remove(r.id)}>
+                  Delete
+                </button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+    </main>
+  );
+}
