@@ -227,3 +227,27 @@ describe('the code relation in a run', () => {
     expect(windowsOverlapping(run, 'book', 'a.js', 1, 40)).toEqual([]);
   });
 });
+
+describe("the 'section' relation kind", () => {
+  it('relates fragments with the same label within a document, never across documents', () => {
+    const chapters = (docId: string, labels: string[]) => ({
+      ...doc(
+        docId,
+        labels.map((l, i) => `${l} word${i}`),
+      ),
+      labels,
+    });
+    const run = buildRun([
+      chapters('a', ['Chapter 1', 'Chapter 1', 'Chapter 2']),
+      chapters('b', ['Chapter 2', '']),
+    ]);
+    const independent = Float64Array.of(0.2, 0.8, 0.5, 1, 0.4);
+    const ranked = rankRun(run, independent, { relations: ['section'], alpha: 0.5, budget: 100 });
+    // Fragment 0 takes fragment 1's score; fragment 2 is alone in doc a's "Chapter 2" (doc b's
+    // "Chapter 2" is another document); the unlabelled fragment relates to nothing.
+    [0.8, 0.2, 0, 0, 0].forEach((want, i) =>
+      expect(ranked.scores.environment[i]).toBeCloseTo(want, 12),
+    );
+    expect(ranked.scores.final[0]).toBeCloseTo(0.2 + 0.5 * 0.8, 12);
+  });
+});
