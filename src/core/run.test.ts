@@ -251,3 +251,26 @@ describe("the 'section' relation kind", () => {
     expect(ranked.scores.final[0]).toBeCloseTo(0.2 + 0.5 * 0.8, 12);
   });
 });
+
+describe("the 'ppr' relation kind", () => {
+  it('walks the context edges in a book and only the code edges in a repository', () => {
+    const book = doc('book', ['one', 'two', 'three']);
+    // Repository windows 0 and 2 joined by the code relation; window 1 joined to nothing.
+    const repo = {
+      ...doc('repo', ['def f', 'x = 1', 'f()']),
+      code: {
+        size: 3,
+        rowPtr: Uint32Array.of(0, 1, 1, 2),
+        col: Uint32Array.of(2, 0),
+        weight: Float32Array.of(0.8, 0.8),
+      },
+    };
+    const run = buildRun([book, repo]);
+    const independent = Float64Array.of(1, 0, 0, 1, 0, 0);
+    const env = rankRun(run, independent, { relations: ['ppr'], alpha: 0.5, budget: 100 }).scores
+      .environment;
+    expect(env[1]).toBeGreaterThan(0); // the book's neighbour of its seed
+    expect(env[5]).toBeGreaterThan(0); // the window the seed's code edge reaches
+    expect(env[4]).toBe(0); // the repository window next to the seed, with no code edge
+  });
+});

@@ -263,9 +263,16 @@ export function runRelations(
     else if (kind === 'semantic' && run.semantic) out.push(csrRelation('semantic', run.semantic));
     else if (kind === 'code' && run.code) out.push(csrRelation('code', run.code));
     else if (kind === 'ppr') {
-      // The multi-hop relation over the context edges (relations/ppr.ts), the configuration
-      // bench/quality.ts measured best for books: radius 2, the run's w_rel.
-      out.push(pprRelation(pprGraph(run.segments, [], { radius: 2, wRel }), { wRel }));
+      // The multi-hop relation (relations/ppr.ts) over the graph each kind of document was
+      // measured best with: books over the context edges (radius 2, the run's w_rel;
+      // bench/quality.ts), repositories over the code relation's edges alone ("ppr (code
+      // graph)", bench/repoeval.ts). A document with code rows is a repository.
+      const code = run.code;
+      const contextIn = run.documents.map(
+        (d) => !code || code.rowPtr[d.offset + d.count] === code.rowPtr[d.offset],
+      );
+      const graph = pprGraph(run.segments, code ? [code] : [], { radius: 2, wRel, contextIn });
+      out.push(pprRelation(graph, { wRel }));
     } else if (kind === 'section') {
       // Fragments under the same heading or chapter (their labels, core/sections.ts) are
       // related with equal weights (relations/section.ts; uniform measured in bench/quality.ts).
