@@ -363,6 +363,11 @@ function Workspace({
             if (!back) throw e;
             setIndexSettings(back.settings);
             void library.setSetting('index', back.settings);
+            // The preset that came with the embedder goes back with it.
+            if (followed) {
+              setRetrievalSettings(retrievalSettings);
+              void library.setSetting('retrieval', retrievalSettings);
+            }
             throw new Error(back.message);
           }
           if (changed) {
