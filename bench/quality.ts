@@ -18,7 +18,9 @@
  * QUALITY_SIZES=100,200 (fragment sizes), QUALITY_EMBEDDER=minilm (real all-MiniLM-L6-v2 from
  * `npm run models` for dense scores and the semantic relation; vectors cached in
  * ~/.cache/fragrel-lens/bench-embeddings), QUALITY_OUT (results file name), QUALITY_TABLES
- * (scorers whose held-out tables are printed).
+ * (scorers whose held-out tables are printed), QUALITY_SCORERS and QUALITY_VARIANTS (comma lists
+ * restricting the scorers and the relation-aware variants; 'plain' is always run).
+ * Sections (the section relation, the "+path" scorers) come from bench/quality/sections.ts.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -45,6 +47,8 @@ import {
   type SplitPart,
 } from '../src/core/eval';
 import { pprGraph, pprRelation } from '../src/core/relations/ppr';
+import { sectionIds, sectionRelation } from '../src/core/relations/section';
+import { buildBm25Index } from '../src/core/bm25';
 import { adaptiveAlpha } from '../src/core/retrieval/adaptive-alpha';
 import { selectWithNeighbours } from '../src/core/retrieval/expand';
 import { queryTerms } from '../src/core/retrieval/query';
@@ -53,6 +57,7 @@ import { buildRun, runBm25, runIndependentScores, runRelations, type Run } from 
 import type { Relation, Selection, VectorSet } from '../src/core/types';
 import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
 import { babiSet, levalSet, musiqueSet, type BenchQuestion, type BenchSet } from './quality/items';
+import { benchSections, sectionPaths } from './quality/sections';
 import { machine, resultsDir } from './results-file';
 
 const SEED = 20240601;
@@ -67,17 +72,46 @@ const BABI_TASKS = [
   'qa5_three-arg-relations_test.txt',
 ];
 
-/** Independent scorers (Eq. 4); "-q": the query without function and question words. */
-const SCORERS = ['bm25', 'bm25-q', 'dense', 'dense-q', 'hybrid', 'hybrid-q', 'rrf', 'rrf-q'];
+/**
+ * Independent scorers (Eq. 4); "-q": the query without function and question words; "+path":
+ * each fragment scored with its section path prefixed to its text (BM25 and the embedder).
+ */
+const ALL_SCORERS = [
+  'bm25',
+  'bm25-q',
+  'dense',
+  'dense-q',
+  'hybrid',
+  'hybrid-q',
+  'rrf',
+  'rrf-q',
+  'bm25-q+path',
+  'dense-q+path',
+  'hybrid-q+path',
+];
+/** QUALITY_SCORERS restricts the run to some scorers (the first eight by default). */
+const SCORERS = process.env.QUALITY_SCORERS?.split(',') ?? ALL_SCORERS.slice(0, 8);
+for (const s of SCORERS) {
+  if (!ALL_SCORERS.includes(s)) throw new Error(`Unknown scorer ${s}: ${ALL_SCORERS.join(', ')}`);
+}
+
+type RelationKey =
+  | 'context'
+  | 'semantic'
+  | 'ctx+sem'
+  | 'ppr'
+  | 'ppr-ctx'
+  | 'section'
+  | 'section-d0.3'
+  | 'section-d0.8'
+  | 'ppr-ctx+section'
+  | 'context+section';
 
 /** What a variant sees of one question at one fragment size. */
 interface Ctx {
   run: Run;
   independent: Float64Array;
-  relation: (
-    kind: 'context' | 'semantic' | 'ctx+sem' | 'ppr' | 'ppr-ctx',
-    wRel: number,
-  ) => Relation[];
+  relation: (kind: RelationKey, wRel: number) => Relation[];
 }
 
 interface Variant {
@@ -92,7 +126,7 @@ const alphaPaper = defaultFragRelOptions.alpha;
 const final = (c: Ctx, relations: Relation[], alpha: number) =>
   fragRelScores(c.independent, relations, { alpha }).final;
 
-const VARIANTS: Variant[] = [
+const ALL_VARIANTS: Variant[] = [
   { name: 'plain', idea: 'baseline (alpha 0)', score: (c) => c.independent },
   {
     name: 'context (paper)',
@@ -151,7 +185,38 @@ const VARIANTS: Variant[] = [
     score: (c) => final(c, c.relation('context', 0.3), alphaPaper),
     expand: 1,
   },
+  {
+    name: 'section',
+    idea: 'section relation, uniform weights within a section, alpha 0.5',
+    score: (c) => final(c, c.relation('section', 0.3), alphaPaper),
+  },
+  {
+    name: 'section w0.3',
+    idea: 'section relation, w = 0.3^|i-j| within a section, alpha 0.5',
+    score: (c) => final(c, c.relation('section-d0.3', 0.3), alphaPaper),
+  },
+  {
+    name: 'section w0.8',
+    idea: 'section relation, w = 0.8^|i-j| within a section, alpha 0.5',
+    score: (c) => final(c, c.relation('section-d0.8', 0.3), alphaPaper),
+  },
+  {
+    name: 'context + section',
+    idea: 'mean of the context (w_rel 0.3) and uniform section relations, alpha 0.5',
+    score: (c) => final(c, c.relation('context+section', 0.3), alphaPaper),
+  },
+  {
+    name: 'ppr context-only + section',
+    idea: 'mean of ppr context-only and the uniform section relation, alpha 0.5',
+    score: (c) => final(c, c.relation('ppr-ctx+section', 0.3), alphaPaper),
+  },
 ];
+/** QUALITY_VARIANTS restricts the run to some variants ('plain' is always kept). */
+const VARIANTS = process.env.QUALITY_VARIANTS
+  ? ALL_VARIANTS.filter(
+      (v) => v.name === 'plain' || process.env.QUALITY_VARIANTS!.split(',').includes(v.name),
+    )
+  : ALL_VARIANTS;
 
 const METRIC_BUDGETS = BUDGETS.flatMap((b) => [
   { key: `${b / 1000}Kw`, budget: b, unit: 'words' as const },
@@ -205,6 +270,10 @@ async function miniLmEmbedder(): Promise<BenchEmbedder & { close(): Promise<void
 
 interface Indexed {
   run: Run;
+  /** The same fragments scored with their section path prefixed (BM25 and vectors). */
+  pathRun: () => Promise<Run>;
+  /** Section of each fragment (relations/section.ts), from the document's headings. */
+  sections: Int32Array;
   words: Uint32Array;
   tokens: Uint32Array;
   graphs: Map<string, Relation>;
@@ -216,6 +285,7 @@ async function indexDocument(
   q: BenchQuestion,
   size: number | 'paragraph',
   embedder: BenchEmbedder,
+  needPath: boolean,
 ): Promise<Indexed> {
   const { source, fixed } = q.document;
   const spans =
@@ -242,7 +312,29 @@ async function indexDocument(
     },
   ]);
   runBm25(run);
-  return { run, words, tokens, graphs: new Map(), contentWords: texts.map((t) => contentWords(t)) };
+  const paths = sectionPaths(starts, benchSections(q.set, source));
+  let pathRun: Promise<Run> | null = null;
+  const prefixed = async (): Promise<Run> => {
+    const withPath = texts.map((t, i) => (paths[i] ? `${paths[i]}\n${t}` : t));
+    // Same spans and costs (the budget counts the fragment's own words); only scoring sees the path.
+    return {
+      ...run,
+      bm25: buildBm25Index(withPath.map((t) => tokenize(t))),
+      vectors:
+        needPath && withPath.some((t, i) => t !== texts[i])
+          ? await embedder.embed(withPath)
+          : vectors,
+    };
+  };
+  return {
+    run,
+    pathRun: () => (pathRun ??= prefixed()),
+    sections: sectionIds(run.segments, paths),
+    words,
+    tokens,
+    graphs: new Map(),
+    contentWords: texts.map((t) => contentWords(t)),
+  };
 }
 
 interface QueryForms {
@@ -274,12 +366,21 @@ function independentScores(run: Run, scorer: string, forms: QueryForms): Float64
   return runIndependentScores(run, { tokens: terms, vector }, base as 'bm25' | 'dense' | 'hybrid');
 }
 
-function relationsFor(ix: Indexed, kind: string, wRel: number): Relation[] {
+function relationsFor(ix: Indexed, kind: RelationKey, wRel: number): Relation[] {
   const key = `${kind}|${wRel}`;
   const run = ix.run;
   if (kind === 'context') return runRelations(run, ['context'], wRel);
   if (kind === 'semantic') return runRelations(run, ['semantic'], wRel);
   if (kind === 'ctx+sem') return runRelations(run, ['context', 'semantic'], wRel);
+  if (kind === 'section') return [sectionRelation(ix.sections)];
+  if (kind === 'section-d0.3') return [sectionRelation(ix.sections, { decay: 0.3 })];
+  if (kind === 'section-d0.8') return [sectionRelation(ix.sections, { decay: 0.8 })];
+  if (kind === 'context+section') {
+    return [...runRelations(run, ['context'], wRel), sectionRelation(ix.sections)];
+  }
+  if (kind === 'ppr-ctx+section') {
+    return [...relationsFor(ix, 'ppr-ctx', wRel), sectionRelation(ix.sections)];
+  }
   let rel = ix.graphs.get(key);
   if (!rel) {
     const sparse = kind === 'ppr' && run.semantic ? [run.semantic] : [];
@@ -335,14 +436,20 @@ async function evaluateSet(
     let cache = null as { docId: string; ix: Indexed } | null;
     for (const [qi, q] of set.questions.entries()) {
       if (cache?.docId !== q.document.id) {
-        cache = { docId: q.document.id, ix: await indexDocument(q, size, embedder) };
+        const needPath = SCORERS.some((x) => x.endsWith('+path') && !x.startsWith('bm25'));
+        cache = { docId: q.document.id, ix: await indexDocument(q, size, embedder, needPath) };
       }
       const ix: Indexed = cache.ix;
       const forms = await queryForms(q.query, embedder);
       const { run } = ix;
       const n = run.size;
       for (const scorer of SCORERS) {
-        const independent = independentScores(run, scorer, forms);
+        const withPath = scorer.endsWith('+path');
+        const independent = independentScores(
+          withPath ? await ix.pathRun() : run,
+          withPath ? scorer.slice(0, -'+path'.length) : scorer,
+          forms,
+        );
         const ctx: Ctx = {
           run,
           independent,
@@ -467,16 +574,21 @@ function summarise(sets: BenchSet[], values: Values): Summary {
  */
 function tuneObjective(summary: Summary, scorer: string, variant: string) {
   const deltas: number[] = [];
+  const absolute: number[] = [];
   for (const [setName, bySet] of Object.entries(summary.tune)) {
     if (setName === 'books') continue;
     for (const bySize of Object.values(bySet)) {
       for (const m of ['gold@1Kw', 'gold@2Kw']) {
         const c = bySize[scorer][variant][m];
-        if (c && c.n > 0) deltas.push(c.mean - bySize[scorer].plain[m].mean);
+        if (c && c.n > 0) {
+          deltas.push(c.mean - bySize[scorer].plain[m].mean);
+          absolute.push(c.mean);
+        }
       }
     }
   }
-  return { mean: mean(deltas), worst: Math.min(...deltas) };
+  // `absolute` (mean recall itself) compares across scorers, e.g. with and without the path prefix.
+  return { mean: mean(deltas), worst: Math.min(...deltas), absolute: mean(absolute) };
 }
 
 function plainObjective(summary: Summary, scorer: string) {
@@ -527,7 +639,7 @@ export interface QualityResults {
     unlocated: number;
     note: string;
   }[];
-  tuning: { scorer: string; variant: string; mean: number; worst: number }[];
+  tuning: { scorer: string; variant: string; mean: number; worst: number; absolute: number }[];
   plainByScorer: Record<string, number>;
   summary: Summary;
   totalMs: number;
@@ -551,9 +663,14 @@ export function qualityMarkdown(r: QualityResults, scorers: string[]): string {
     '### Tune half: every idea (mean change vs plain, gold recall at 1K and 2K words, all sets and sizes)',
     '',
   );
-  out.push('| scorer | variant | mean change | worst cell |', '|---|---|---:|---:|');
+  out.push(
+    '| scorer | variant | mean change | worst cell | mean recall |',
+    '|---|---|---:|---:|---:|',
+  );
   for (const t of r.tuning) {
-    out.push(`| ${t.scorer} | ${t.variant} | ${signed(t.mean)} | ${signed(t.worst)} |`);
+    out.push(
+      `| ${t.scorer} | ${t.variant} | ${signed(t.mean)} | ${signed(t.worst)} | ${pct(t.absolute)} |`,
+    );
   }
   for (const scorer of scorers) {
     out.push('', `### Held-out half, scorer ${scorer}`, '');

@@ -65,6 +65,7 @@ import { adaptiveAlpha } from '../src/core/retrieval/adaptive-alpha';
 import { ingestRepositoryFolder } from '../src/ingest/repo';
 import { CodeParser } from '../src/models/code-syntax';
 import { nodeGrammarSource } from '../src/models/tree-sitter-node';
+import { identifierIdeas, windowIdentifierInputs } from './quality/code-weights';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DATA = path.resolve(here, '../../shared/datasets/repoeval_function_level');
@@ -556,6 +557,13 @@ async function main() {
           [pprRelation(pprGraph(segs, [rel], { radius: 0, wRel: 0 }))],
           { alpha: ALPHA },
         ).final,
+        // Identifier weighting (issue 13): bench/quality/code-weights.ts.
+        ...identifierIdeas(
+          independent,
+          rel,
+          windowIdentifierInputs(files, index.windowLines, g),
+          ALPHA,
+        ),
       };
       if (miniLm) {
         Object.assign(

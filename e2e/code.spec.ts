@@ -138,15 +138,15 @@ test('a completion at a cursor line: windows ranked with the code relation, the 
     String(CURSOR),
   );
 
-  // Ranked with the code relation; the top 10 windows' worth of lines selected, overlapping
+  // Ranked with the default multi-hop relation over the code graph (ppr); the top 10 windows' worth of lines selected, overlapping
   // windows merged (so at least 10 windows); the cursor's windows kept out.
-  await expect(code().getByTestId('code-summary')).toContainText('bm25 with code');
+  await expect(code().getByTestId('code-summary')).toContainText('bm25 with ppr');
   await expect(code().getByTestId('code-summary')).toContainText('none repeated');
   const list = code().getByTestId('window-list');
   expect(await list.locator('li[data-selected="true"]').count()).toBeGreaterThanOrEqual(
     Math.min(10, await list.locator('li').count()),
   );
-  await expect(list.getByTestId('window-kinds').first()).toContainText('code environment');
+  await expect(list.getByTestId('window-kinds').first()).toContainText('ppr environment');
   const cursorWindows = windowsOverlapping(CURSOR - 20, CURSOR, FILE_LINES.length - 1);
   expect(cursorWindows.length).toBeGreaterThanOrEqual(2);
   const listed = await list
@@ -154,11 +154,11 @@ test('a completion at a cursor line: windows ranked with the code relation, the 
     .evaluateAll((li) => li.map((x) => x.getAttribute('data-label')));
   for (const w of cursorWindows) expect(listed).not.toContain(w);
   await expect(code().getByTestId('excluded-windows')).toContainText(cursorWindows[0]);
-  // Some selected window got a code-relation environment score from its graph neighbours.
+  // Some selected window got an environment score along the code graph's edges.
   const envs = await list
     .getByTestId('window-kinds')
     .allTextContents()
-    .then((t) => t.map((s) => Number(/code environment (\d\.\d+)/.exec(s)?.[1] ?? 0)));
+    .then((t) => t.map((s) => Number(/ppr environment (\d\.\d+)/.exec(s)?.[1] ?? 0)));
   expect(Math.max(...envs)).toBeGreaterThan(0);
 
   // The request: RepoCoder's layout.
@@ -201,10 +201,10 @@ test('a completion at a cursor line: windows ranked with the code relation, the 
     '',
   );
 
-  // A window's graph neighbourhood: the nodes behind its code relation, with paths and edges.
+  // A window's graph neighbourhood: the code graph the multi-hop relation walks, with paths and edges.
   await list.locator('li[data-selected="true"] .ranked__open').first().click();
   const details = code().getByTestId('window-details');
-  await expect(details).toContainText('code relation: environment');
+  await expect(details).toContainText('ppr relation: environment');
   const table = details.getByTestId('neighbourhood-table');
   await expect(table.locator('tbody tr').first()).toBeVisible();
   const steps = await table.getByTestId('path-steps').allTextContents();

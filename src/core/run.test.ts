@@ -227,3 +227,50 @@ describe('the code relation in a run', () => {
     expect(windowsOverlapping(run, 'book', 'a.js', 1, 40)).toEqual([]);
   });
 });
+
+describe("the 'section' relation kind", () => {
+  it('relates fragments with the same label within a document, never across documents', () => {
+    const chapters = (docId: string, labels: string[]) => ({
+      ...doc(
+        docId,
+        labels.map((l, i) => `${l} word${i}`),
+      ),
+      labels,
+    });
+    const run = buildRun([
+      chapters('a', ['Chapter 1', 'Chapter 1', 'Chapter 2']),
+      chapters('b', ['Chapter 2', '']),
+    ]);
+    const independent = Float64Array.of(0.2, 0.8, 0.5, 1, 0.4);
+    const ranked = rankRun(run, independent, { relations: ['section'], alpha: 0.5, budget: 100 });
+    // Fragment 0 takes fragment 1's score; fragment 2 is alone in doc a's "Chapter 2" (doc b's
+    // "Chapter 2" is another document); the unlabelled fragment relates to nothing.
+    [0.8, 0.2, 0, 0, 0].forEach((want, i) =>
+      expect(ranked.scores.environment[i]).toBeCloseTo(want, 12),
+    );
+    expect(ranked.scores.final[0]).toBeCloseTo(0.2 + 0.5 * 0.8, 12);
+  });
+});
+
+describe("the 'ppr' relation kind", () => {
+  it('walks the context edges in a book and only the code edges in a repository', () => {
+    const book = doc('book', ['one', 'two', 'three']);
+    // Repository windows 0 and 2 joined by the code relation; window 1 joined to nothing.
+    const repo = {
+      ...doc('repo', ['def f', 'x = 1', 'f()']),
+      code: {
+        size: 3,
+        rowPtr: Uint32Array.of(0, 1, 1, 2),
+        col: Uint32Array.of(2, 0),
+        weight: Float32Array.of(0.8, 0.8),
+      },
+    };
+    const run = buildRun([book, repo]);
+    const independent = Float64Array.of(1, 0, 0, 1, 0, 0);
+    const env = rankRun(run, independent, { relations: ['ppr'], alpha: 0.5, budget: 100 }).scores
+      .environment;
+    expect(env[1]).toBeGreaterThan(0); // the book's neighbour of its seed
+    expect(env[5]).toBeGreaterThan(0); // the window the seed's code edge reaches
+    expect(env[4]).toBe(0); // the repository window next to the seed, with no code edge
+  });
+});

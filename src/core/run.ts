@@ -5,7 +5,8 @@
  *
  * Relation kinds: 'context' (Eq. 7, implicit), 'semantic' (Eq. 6, stored kNN), 'code' (Eq. 8,
  * the code-structure relation stored for repositories) and 'ppr' (personalised PageRank over the
- * context edges, relations/ppr.ts, built per query from the segments). A run may mix books and repositories:
+ * context edges, relations/ppr.ts, built per query from the segments) and 'section' (fragments
+ * under the same heading, from their labels, relations/section.ts). A run may mix books and repositories:
  * the code relation then has empty rows for the books' fragments (Eq. 9 gives them 0), while the
  * semantic relation needs every document to have one.
  *
@@ -25,6 +26,7 @@ import { defaultFragRelOptions, type HybridOptions } from './options';
 import { contextRelation } from './relations/context';
 import { csrRelation } from './relations/csr';
 import { pprGraph, pprRelation } from './relations/ppr';
+import { sectionIds, sectionRelation } from './relations/section';
 import { tokenize } from './tokenize';
 import type { CsrMatrix, Explanation, Relation, ScoreSet, Selection, VectorSet } from './types';
 import { cosineScores } from './vectors';
@@ -48,7 +50,7 @@ export interface RunDocumentIndex {
 }
 
 export type ScoringMode = 'dense' | 'bm25' | 'hybrid';
-export type RunRelationKind = 'context' | 'semantic' | 'code' | 'ppr';
+export type RunRelationKind = 'context' | 'semantic' | 'code' | 'ppr' | 'section';
 
 export interface Run {
   documents: { docId: string; name: string; offset: number; count: number }[];
@@ -261,9 +263,20 @@ export function runRelations(
     else if (kind === 'semantic' && run.semantic) out.push(csrRelation('semantic', run.semantic));
     else if (kind === 'code' && run.code) out.push(csrRelation('code', run.code));
     else if (kind === 'ppr') {
-      // The multi-hop relation over the context edges (relations/ppr.ts), the configuration
-      // bench/quality.ts measured best for books: radius 2, the run's w_rel.
-      out.push(pprRelation(pprGraph(run.segments, [], { radius: 2, wRel }), { wRel }));
+      // The multi-hop relation (relations/ppr.ts) over the graph each kind of document was
+      // measured best with: books over the context edges (radius 2, the run's w_rel;
+      // bench/quality.ts), repositories over the code relation's edges alone ("ppr (code
+      // graph)", bench/repoeval.ts). A document with code rows is a repository.
+      const code = run.code;
+      const contextIn = run.documents.map(
+        (d) => !code || code.rowPtr[d.offset + d.count] === code.rowPtr[d.offset],
+      );
+      const graph = pprGraph(run.segments, code ? [code] : [], { radius: 2, wRel, contextIn });
+      out.push(pprRelation(graph, { wRel }));
+    } else if (kind === 'section') {
+      // Fragments under the same heading or chapter (their labels, core/sections.ts) are
+      // related with equal weights (relations/section.ts; uniform measured in bench/quality.ts).
+      out.push(sectionRelation(sectionIds(run.segments, run.labels)));
     }
   }
   return out;

@@ -11,7 +11,7 @@ import type { IndexApi } from '../workers/index-handlers';
 import { isAbortError } from '../workers/protocol';
 import type { RetrievalApi } from '../workers/retrieval.worker';
 import type { RetrievalResult, RetrievalSettings } from '../workers/retrieval-types';
-import { retrievalPreset, type RetrievalPreset } from '../core/retrieval/presets';
+import { retrievalPreset } from '../core/retrieval/presets';
 import { CodeView } from './code/CodeView';
 import { SkipReport, type RepositoryReportEntry } from './code/SkipReport';
 import { Controls } from './components/Controls';
@@ -50,18 +50,7 @@ import { embedderFallback } from './storage/embedder-fallback';
 import { announcingWrites, libraryChanges, useTabSync } from './sync/tab-sync';
 import { ScoringNotice } from './scripts/ScoringNotice';
 import { TunePanel } from './tune/TunePanel';
-
-/** Retrieval settings of a book preset (core/retrieval/presets.ts) at the default budget. */
-export function presetRetrievalSettings(preset: RetrievalPreset): RetrievalSettings {
-  return {
-    alpha: preset.alpha,
-    wRel: preset.wRel,
-    relations: [...preset.relations],
-    scoring: preset.scoring,
-    budget: 2000,
-    queryWords: preset.queryWords,
-  };
-}
+import { followMeasuredPreset, presetRetrievalSettings } from './presets/PresetPicker';
 
 /** The book settings measured best (BENCHMARKS.md); the paper's stay one preset away. */
 export const defaultRetrievalSettings: Readonly<RetrievalSettings> = Object.freeze(
@@ -347,8 +336,18 @@ function Workspace({
   );
 
   const onIndexSettings = useCallback(
-    (next: IndexSettings) => {
+    (chosen: IndexSettings) => {
       const previous = indexSettings;
+      // With the measured book preset on, a new embedder brings its own measured preset
+      // (issue 13: MiniLM has one), fragment size included, in the same re-index.
+      const followed = followMeasuredPreset(retrievalSettings, previous, chosen);
+      const next = followed ? followed.index : chosen;
+      if (followed) {
+        setRetrievalSettings(followed.retrieval);
+        void library
+          .setSetting('retrieval', followed.retrieval)
+          .catch((e: Error) => notify('error', e.message));
+      }
       setIndexSettings(next);
       void library.setSetting('index', next).catch((e: Error) => notify('error', e.message));
       // A new embedder that cannot be loaded (a failed download) takes the selection back to the
@@ -366,6 +365,11 @@ function Workspace({
             if (!back) throw e;
             setIndexSettings(back.settings);
             void library.setSetting('index', back.settings);
+            // The preset that came with the embedder goes back with it.
+            if (followed) {
+              setRetrievalSettings(retrievalSettings);
+              void library.setSetting('retrieval', retrievalSettings);
+            }
             throw new Error(back.message);
           }
           if (changed) {
@@ -375,7 +379,17 @@ function Workspace({
         });
       }
     },
-    [documents, indexSettings, library, notify, refreshDocuments, retrieval, runJob, service],
+    [
+      documents,
+      indexSettings,
+      library,
+      notify,
+      refreshDocuments,
+      retrieval,
+      retrievalSettings,
+      runJob,
+      service,
+    ],
   );
 
   // A document read in a guessed encoding, read again in the one the reader chose.

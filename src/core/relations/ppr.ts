@@ -46,12 +46,16 @@ export const defaultPprOptions: Readonly<PprOptions> = Object.freeze({
 export function pprGraph(
   segments: ArrayLike<number>,
   sparse: readonly CsrMatrix[],
-  options: Pick<PprOptions, 'radius' | 'wRel'>,
+  options: Pick<PprOptions, 'radius' | 'wRel'> & {
+    /** Per document: whether it gets context edges (default: every document). */
+    contextIn?: readonly boolean[];
+  },
 ): CsrMatrix {
   const size = segments[segments.length - 1];
   const rows: Map<number, number>[] = Array.from({ length: size }, () => new Map());
   if (options.wRel > 0) {
     for (let d = 0; d + 1 < segments.length; d++) {
+      if (options.contextIn && !options.contextIn[d]) continue;
       for (let i = segments[d]; i < segments[d + 1]; i++) {
         for (let r = 1; r <= options.radius; r++) {
           const w = options.wRel ** r;

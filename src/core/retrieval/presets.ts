@@ -14,9 +14,17 @@ export type PresetRelation = 'context' | 'semantic' | 'code' | 'ppr';
 /** Query terms used for BM25 and embedded for dense scores: all, or without function and question words (retrieval/query.ts). */
 export type QueryWords = 'all' | 'content';
 
+/**
+ * The transformer embedder the books' second measured preset was chosen with (all-MiniLM-L6-v2,
+ * the app's recommended upgrade): with it loaded, "measured" means that preset.
+ */
+export const MINILM_EMBEDDER_ID = 'all-MiniLM-L6-v2';
+
 export interface RetrievalPreset {
   id: PresetId;
   kind: TextKind;
+  /** The embedder this preset was measured with (absent: any; BM25 needs none). */
+  embedder?: string;
   label: string;
   scoring: PresetScoring;
   queryWords: QueryWords;
@@ -69,17 +77,19 @@ export const retrievalPresets: Readonly<Record<TextKind, Record<PresetId, Retrie
       measured: {
         id: 'measured',
         kind: 'code',
-        label: 'Code defaults',
+        label: 'Measured best (code)',
         scoring: 'bm25',
         queryWords: 'all',
-        relations: ['code'],
+        relations: ['ppr'],
         alpha: paper.code.alpha,
         wRel: paper.code.wRel,
         wordsPerFragment: null,
         why:
-          "The paper's code settings (BM25, code-structure relation, alpha 0.5, top 10 windows). " +
-          'On RepoEval the multi-hop relation over the code graph did best on the tune half ' +
-          '(+2.3 points window recall, interval including 0) but is not wired for code yet.',
+          'BM25 and the multi-hop relation over the code-structure edges (personalised PageRank ' +
+          'from the 5 best windows, alpha 0.5, top 10 windows): on RepoEval +2.3 points window ' +
+          'recall over BM25 on the tune half and +3.3 on held-out (intervals including 0). The ' +
+          'same walk with edges weighted by reference counts did better still (+4.9 tune) but ' +
+          'needs definitions the index does not store yet (BENCHMARKS.md).',
       },
       paper: {
         id: 'paper',
@@ -124,7 +134,44 @@ export const retrievalPresets: Readonly<Record<TextKind, Record<PresetId, Retrie
     },
   });
 
-/** The preset of a document kind (the measured one unless asked for the paper's). */
-export function retrievalPreset(kind: TextKind, id: PresetId = 'measured'): RetrievalPreset {
+/**
+ * Books with MiniLM loaded: the best app-runnable configuration on the tune half of
+ * bench/results/quality-minilm.json (QuALITY, Qasper, SFiction, MuSiQue at 200 words, mean gold
+ * recall at 1K and 2K words): hybrid on the question's content words with the context and
+ * semantic relations, 76.4 against 75.1 for the no-download preset's configuration and 75.9 for
+ * plain hybrid. Measured at 200 words only (MiniLM reads at most 256 word pieces; 100-word
+ * fragments were not embedded on this machine in time), so the preset keeps 200.
+ */
+export const miniLmBookPreset: Readonly<RetrievalPreset> = Object.freeze<RetrievalPreset>({
+  id: 'measured',
+  kind: 'prose',
+  embedder: MINILM_EMBEDDER_ID,
+  label: 'Measured best (books, MiniLM)',
+  scoring: 'hybrid',
+  queryWords: 'content',
+  relations: ['context', 'semantic'],
+  alpha: paper.prose.alpha,
+  wRel: paper.prose.wRel,
+  wordsPerFragment: 200,
+  why:
+    'With MiniLM loaded: hybrid scores (BM25 and MiniLM embeddings) on the question without its ' +
+    'function and question words, 200-word fragments, the context and semantic relations ' +
+    '(alpha 0.5): the best configuration the app runs on the tune half of QuALITY, Qasper, ' +
+    'SFiction and MuSiQue with MiniLM (BENCHMARKS.md). The relations add little over plain ' +
+    'hybrid there (+0.5 points on the tune half).',
+});
+
+/**
+ * The preset of a document kind (the measured one unless asked for the paper's). For books the
+ * measured preset depends on the embedder: MiniLM has its own (miniLmBookPreset).
+ */
+export function retrievalPreset(
+  kind: TextKind,
+  id: PresetId = 'measured',
+  embedderId?: string,
+): RetrievalPreset {
+  if (kind === 'prose' && id === 'measured' && embedderId === MINILM_EMBEDDER_ID) {
+    return miniLmBookPreset;
+  }
   return retrievalPresets[kind][id];
 }

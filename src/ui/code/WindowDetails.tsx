@@ -13,6 +13,7 @@ import { fmt } from '../components/ScoreBar';
 
 const KIND_HELP: Record<string, string> = {
   code: 'Code structure (Eq. 8): windows joined through the code graph (calls 0.8, syntax nesting 0.5, file to its syntax 1.0, directory tree 0.3; path strength = product of the weights on the strongest path) lend their relevance.',
+  ppr: 'Multi-hop (personalised PageRank over the code-structure edges of Eq. 8): relevance starts at the 5 best windows and flows along calls, definitions and the directory tree; each row is the relevance that arrived from that window.',
   context: 'Context structure (Eq. 7): neighbouring windows lend their relevance.',
   semantic: 'Semantic (Eq. 6): the windows most similar by embedding lend their relevance.',
 };
@@ -60,7 +61,8 @@ export function WindowDetails({
   const ex = result.explanations[index];
   const alpha = result.settings.alpha;
   const label = result.labels[index] || `#${index + 1}`;
-  const hasCode = 'code' in result.environmentByKind;
+  // The multi-hop relation walks the same code graph, so its neighbourhood is shown too.
+  const hasCode = 'code' in result.environmentByKind || 'ppr' in result.environmentByKind;
   const [state, setState] = useState<{
     key: string;
     data: ExplainedWindow | null;

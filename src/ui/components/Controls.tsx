@@ -98,7 +98,7 @@ export function Controls({
           />
           <div className="controls__group" role="group" aria-label="Relations">
             <span>Neighbours are</span>
-            {(['context', 'semantic', 'ppr'] as const).map((kind) => (
+            {(['context', 'semantic', 'ppr', 'section'] as const).map((kind) => (
               <label key={kind} className="inline">
                 <input
                   type="checkbox"
@@ -109,7 +109,9 @@ export function Controls({
                   ? 'nearby in the text'
                   : kind === 'semantic'
                     ? 'similar in meaning'
-                    : 'linked in a few steps (multi-hop PageRank)'}
+                    : kind === 'ppr'
+                      ? 'linked in a few steps (multi-hop PageRank)'
+                      : 'under the same heading or chapter'}
               </label>
             ))}
           </div>

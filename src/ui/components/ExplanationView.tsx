@@ -9,10 +9,15 @@ const KIND_HELP: Record<string, string> = {
     'Context structure (Eq. 7): nearby fragments lend their relevance, with weight w_rel to the power of the distance.',
   semantic:
     'Semantic (Eq. 6): the fragments most similar to this one lend their relevance, weighted by max(0, cosine). The paper prints 1 − cos, a distance; we use the similarity so that larger means more related.',
+  section:
+    'Same section: the other fragments under the same heading or chapter (as found when the document was read) lend their relevance, each with the same weight. Fragments outside any section have none.',
   ppr: 'Multi-hop (personalised PageRank): relevance starts at the 5 best fragments and flows along neighbouring fragments (w_rel to the power of the distance, up to 2 away), so a passage next to a passage next to the evidence still gains. Each row is the relevance that arrived from that fragment.',
 };
 
-const KIND_NAME: Record<string, string> = { ppr: 'multi-hop (PageRank)' };
+const KIND_NAME: Record<string, string> = {
+  ppr: 'multi-hop (PageRank)',
+  section: 'same section',
+};
 
 /** Why a fragment scored as it did: its environment score taken apart by relation kind. */
 export function ExplanationView({

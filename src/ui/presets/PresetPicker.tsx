@@ -2,13 +2,25 @@ import { retrievalPreset, type PresetId, type RetrievalPreset } from '../../core
 import type { RetrievalSettings } from '../../workers/retrieval-types';
 import type { IndexSettings } from '../library-service';
 
+/** Retrieval settings of a book preset (core/retrieval/presets.ts) at the default budget. */
+export function presetRetrievalSettings(preset: RetrievalPreset): RetrievalSettings {
+  return {
+    alpha: preset.alpha,
+    wRel: preset.wRel,
+    relations: [...preset.relations],
+    scoring: preset.scoring,
+    budget: 2000,
+    queryWords: preset.queryWords,
+  };
+}
+
 /** Which book preset the settings match, or null when the user has moved a knob. */
 export function matchingPreset(
   retrieval: RetrievalSettings,
   index: IndexSettings,
 ): RetrievalPreset | null {
   for (const id of ['measured', 'paper'] as PresetId[]) {
-    const p = retrievalPreset('prose', id);
+    const p = retrievalPreset('prose', id, index.embedderId);
     const same =
       p.scoring === retrieval.scoring &&
       p.alpha === retrieval.alpha &&
@@ -20,6 +32,35 @@ export function matchingPreset(
     if (same) return p;
   }
   return null;
+}
+
+/**
+ * When the embedder changes while the measured book preset is on, the measured preset of the
+ * new embedder (MiniLM has its own, core/retrieval/presets.ts) follows, fragment size included;
+ * settings the user moved away from the preset stay as they are. Null: nothing to change.
+ */
+export function followMeasuredPreset(
+  retrieval: RetrievalSettings,
+  previous: IndexSettings,
+  next: IndexSettings,
+): { retrieval: RetrievalSettings; index: IndexSettings; preset: RetrievalPreset } | null {
+  if (previous.embedderId === next.embedderId) return null;
+  const on = matchingPreset(retrieval, previous);
+  if (on?.id !== 'measured') return null;
+  const p = retrievalPreset('prose', 'measured', next.embedderId);
+  if (p === on) return null;
+  return {
+    retrieval: {
+      ...retrieval,
+      alpha: p.alpha,
+      wRel: p.wRel,
+      relations: [...p.relations],
+      scoring: p.scoring,
+      queryWords: p.queryWords,
+    },
+    index: p.wordsPerFragment === null ? next : { ...next, wordsPerFragment: p.wordsPerFragment },
+    preset: p,
+  };
 }
 
 /**
@@ -39,7 +80,7 @@ export function PresetPicker({
 }) {
   const on = matchingPreset(retrieval, index);
   const apply = (id: PresetId) => {
-    const p = retrievalPreset('prose', id);
+    const p = retrievalPreset('prose', id, index.embedderId);
     onRetrieval({
       ...retrieval,
       alpha: p.alpha,
@@ -57,7 +98,7 @@ export function PresetPicker({
       <span>Preset</span>
       {(['measured', 'paper'] as PresetId[]).map((id) => (
         <button key={id} type="button" aria-pressed={on?.id === id} onClick={() => apply(id)}>
-          {retrievalPreset('prose', id).label}
+          {retrievalPreset('prose', id, index.embedderId).label}
         </button>
       ))}
       <p className="hint" data-testid="preset-why">
