@@ -7,6 +7,7 @@ const row = (method: 'plain' | 'fragrel', hits: [string, Hit][]): MtBenchRow =>
   ({
     set: 'retrieved8',
     scoring: 'dense',
+    embedder: 'GloVe',
     method,
     byType: {} as MtBenchRow['byType'],
     meanBestGoldRank: null,
