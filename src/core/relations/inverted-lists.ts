@@ -11,7 +11,7 @@
  * and usearch's HNSW is about 3x faster than our exact kernel; edgevec was slower than it. A
  * graph index answers one query at a time, while building a whole kNN graph lets all fragments
  * that probe a cluster share each load of its members (blocks of dot products, as in the exact
- * kernel), which plain JS runs at its best.
+ * kernel), which plain JS runs at its best, and the wasm SIMD kernel (wasm/dot-block.ts) better.
  *
  * Deterministic for a given input and seed (the seeded PRNG of core/prng.ts).
  */

@@ -18,7 +18,9 @@
  *   with the members of its nearest clusters, in blocks through the same 2 x 4 tiles; weights
  *   are still exact cosines, only some true neighbours may be missing (recall@16 measured in
  *   bench/scale.ts and docs/scale.md). An optional NN-descent pass (`refine`) can then
- *   introduce neighbours of neighbours to each other.
+ *   introduce neighbours of neighbours to each other. Where the engine has wasm SIMD its blocks
+ *   run through the kernel of wasm/dot-block.ts (about 3x less CPU, docs/scale.md), which only
+ *   filters: the weights kept are the exact search's own sums.
  */
 import { ranksBefore } from '../heap';
 import { defaultFragRelOptions } from '../options';
@@ -475,7 +477,7 @@ export function semanticNeighbours(
     const rowsAt = kernel.alloc(rowStart[nLists] * rowBytes);
     const queriesAt = kernel.alloc((BLOCK_ROWS + 1) * 4);
     const queryFloorsAt = kernel.alloc((BLOCK_ROWS + 1) * 4);
-    // Each padded row's floor less the tolerance, as f32 (refreshed per cluster; floors only
+    // Each padded row's floor less the tolerance, as f32 (renewed per block; floors only
     // rise, so a stale one lets more through, never fewer). Padding rows score 0 and never pass.
     const memberFloorsAt = kernel.alloc(rowStart[nLists] * 4);
     const outAt = kernel.alloc(BLOCK_ROWS * BLOCK_COLS * 4);
@@ -523,11 +525,13 @@ export function semanticNeighbours(
           }
         }
         if (nq === 0) continue;
-        for (let r = rowStart[c]; r < rowStart[c] + members; r++) {
-          f32[mFloor + r] = floor[memberId[r]] - tolerance;
-        }
         for (let qa = 0; qa < nq; qa += BLOCK_ROWS) {
           const qn = Math.min(BLOCK_ROWS, nq - qa);
+          // The members' floors, renewed per block of queries: a large cluster meets thousands
+          // of probers, and its members' floors rise meanwhile (a higher floor, fewer passes).
+          for (let r = rowStart[c]; r < rowStart[c] + members; r++) {
+            f32[mFloor + r] = floor[memberId[r]] - tolerance;
+          }
           for (let q = 0; q < qn; q++) {
             const local = queries[qa + q];
             i32[qIndex + q] = rowOffset[local];
@@ -555,7 +559,12 @@ export function semanticNeighbours(
             );
             for (let e = 0; e < found; e++) {
               const code = i32[out + e];
-              const i = first + queries[qa + Math.min(code >>> 16, qn - 1)];
+              const q = qa + Math.min(code >>> 16, qn - 1);
+              const m = m0 + (code & 0xffff);
+              // A cluster against itself meets each pair twice; one meeting is enough (its
+              // filter used floors no higher than the other's, and both rows are offered).
+              if (pass === 0 && m <= q) continue;
+              const i = first + queries[q];
               const j = memberId[firstRow + (code & 0xffff)];
               considerOnce(i, j, dotOf(i, j));
             }
