@@ -480,7 +480,8 @@ export function semanticNeighbours(
     // Each padded row's floor less the tolerance, as f32 (renewed per block; floors only
     // rise, so a stale one lets more through, never fewer). Padding rows score 0 and never pass.
     const memberFloorsAt = kernel.alloc(rowStart[nLists] * 4);
-    const outAt = kernel.alloc(BLOCK_ROWS * BLOCK_COLS * 4);
+    const outAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 4);
+    const exactAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 8);
     const rowOffset = new Uint32Array(n);
     const memberId = new Uint32Array(rowStart[nLists]);
     {
@@ -498,6 +499,8 @@ export function semanticNeighbours(
     }
     const f32 = kernel.f32();
     const i32 = kernel.i32();
+    const f64 = kernel.f64();
+    const exact = exactAt >> 3;
     const qIndex = queriesAt >> 2;
     const qFloor = queryFloorsAt >> 2;
     const mFloor = memberFloorsAt >> 2;
@@ -557,6 +560,15 @@ export function semanticNeighbours(
               memberFloorsAt + firstRow * 4,
               outAt,
             );
+            // The exact weights of all candidates at once, in wasm (the same bits as `dotOf`).
+            kernel.rescore(
+              queriesAt,
+              rowsAt + firstRow * rowBytes,
+              rowBytes,
+              outAt,
+              found,
+              exactAt,
+            );
             for (let e = 0; e < found; e++) {
               const code = i32[out + e];
               const q = qa + Math.min(code >>> 16, qn - 1);
@@ -566,7 +578,7 @@ export function semanticNeighbours(
               if (pass === 0 && m <= q) continue;
               const i = first + queries[q];
               const j = memberId[firstRow + (code & 0xffff)];
-              considerOnce(i, j, dotOf(i, j));
+              considerOnce(i, j, f64[exact + e]);
             }
           }
         }

@@ -74,7 +74,7 @@ describe('wasm dot-block kernel', () => {
     }
   });
 
-  it('blockFiltered: exactly the positive products that reach the query or the member floor', () => {
+  it('blockFiltered: exactly the positive products that reach the query or the member floor; rescore: their exact sums', () => {
     const dim = 24;
     const { kernel, rows, at, rowBytes } = loadRows(70, dim, 7);
     const random = prng(11);
@@ -109,5 +109,15 @@ describe('wasm dot-block kernel', () => {
     }
     expect(expected).toBeGreaterThan(20);
     expect(expected).toBeLessThan(nq * nm - 20);
+
+    // rescore: each candidate's dot product in f64, the same bits as the JS sum in order.
+    const exact = kernel.alloc(count * 8);
+    kernel.rescore(offsets, at, rowBytes, out, count, exact);
+    const f64 = kernel.f64();
+    const i32 = kernel.i32();
+    for (let e = 0; e < count; e++) {
+      const code = i32[(out >> 2) + e];
+      expect(f64[(exact >> 3) + e]).toBe(dot(rows[64 + (code >>> 16)], rows[code & 0xffff]));
+    }
   });
 });

@@ -53,6 +53,20 @@ export interface DotBlock {
     memberFloors: number,
     out: number,
   ): number;
+  /**
+   * For `count` candidates of `blockFiltered` (at `candidates`, with the same queries and
+   * members), the exact dot products as f64 at `dst`: summed in the order and precision of the
+   * JS `dotOf` in semantic.ts, so bit for bit the same number.
+   */
+  rescore(
+    queryOffsets: number,
+    members: number,
+    rowBytes: number,
+    candidates: number,
+    count: number,
+    dst: number,
+  ): void;
+  f64(): Float64Array;
 }
 
 // Core compiles without the DOM or Node libraries, so the little of the WebAssembly API used here
@@ -117,13 +131,16 @@ export function createDotBlock(): DotBlock | null {
   const memory = instance.exports.memory as WasmMemory;
   const block = instance.exports.block as DotBlock['block'];
   const blockFiltered = instance.exports.blockFiltered as DotBlock['blockFiltered'];
+  const rescore = instance.exports.rescore as DotBlock['rescore'];
   let top = 0;
   let f32 = new Float32Array(memory.buffer);
   let i32 = new Int32Array(memory.buffer);
+  let f64 = new Float64Array(memory.buffer);
   const views = () => {
     if (f32.buffer !== memory.buffer) {
       f32 = new Float32Array(memory.buffer);
       i32 = new Int32Array(memory.buffer);
+      f64 = new Float64Array(memory.buffer);
     }
   };
   return {
@@ -143,8 +160,13 @@ export function createDotBlock(): DotBlock | null {
       views();
       return i32;
     },
+    f64() {
+      views();
+      return f64;
+    },
     block,
     blockFiltered,
+    rescore,
   };
 }
 

@@ -184,4 +184,34 @@
         (br_if $memberQuads (i32.lt_u (local.get $m) (local.get $nm))))
       (local.set $q (i32.add (local.get $q) (i32.const 2)))
       (br_if $queryPairs (i32.lt_u (local.get $q) (local.get $nq))))
-    (local.get $count)))
+    (local.get $count))
+
+  ;; rescore(queries, members, rowBytes, candidates, count, dst): for each of blockFiltered's
+  ;; `count` candidates (q << 16 | m) the exact dot product as f64, summed one dimension at a time
+  ;; in order, as JS sums it (f32 products are exact in f64, the zero padding adds +0): the same
+  ;; bits as semantic.ts's `dotOf`. Written as f64 at dst.
+  (func (export "rescore")
+    (param $queries i32) (param $members i32) (param $rowBytes i32) (param $candidates i32)
+    (param $count i32) (param $dst i32)
+    (local $e i32) (local $code i32) (local $qa i32) (local $mb i32) (local $off i32) (local $sum f64)
+    (if (i32.eqz (local.get $count)) (then (return)))
+    (loop $each
+      (local.set $code (i32.load (i32.add (local.get $candidates) (i32.shl (local.get $e) (i32.const 2)))))
+      (local.set $qa
+        (i32.load (i32.add (local.get $queries) (i32.shl (i32.shr_u (local.get $code) (i32.const 16)) (i32.const 2)))))
+      (local.set $mb
+        (i32.add (local.get $members) (i32.mul (i32.and (local.get $code) (i32.const 0xffff)) (local.get $rowBytes))))
+      (local.set $sum (f64.const 0))
+      (local.set $off (i32.const 0))
+      (loop $dims
+        (local.set $sum
+          (f64.add (local.get $sum)
+            (f64.mul
+              (f64.promote_f32 (f32.load (i32.add (local.get $qa) (local.get $off))))
+              (f64.promote_f32 (f32.load (i32.add (local.get $mb) (local.get $off)))))))
+        (local.set $off (i32.add (local.get $off) (i32.const 4)))
+        (br_if $dims (i32.lt_u (local.get $off) (local.get $rowBytes))))
+      (f64.store (i32.add (local.get $dst) (i32.shl (local.get $e) (i32.const 3))) (local.get $sum))
+      (local.set $e (i32.add (local.get $e) (i32.const 1)))
+      (br_if $each (i32.lt_u (local.get $e) (local.get $count)))))
+)
