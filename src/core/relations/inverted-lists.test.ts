@@ -81,18 +81,44 @@ describe('invertedFileLists', () => {
 });
 
 describe('semanticNeighbours by inverted file (approximate Eq. 6)', () => {
-  it('equals the exact search when every fragment probes every list (ties, zero rows, two documents)', () => {
-    const v = syntheticVectors(900, 10, 11);
-    const segments = [0, 350, 900];
-    const exact = semanticNeighbours(v, segments, 7, { method: 'exact' });
-    const full = semanticNeighbours(v, segments, 7, {
-      method: 'inverted-file',
-      invertedFile: { lists: 6, probes: 6 },
-      refine: { rounds: 0, sample: 4, stopShare: 0 },
-    });
-    expect(full.rowPtr).toEqual(exact.rowPtr);
-    expect(full.col).toEqual(exact.col);
-    expect(full.weight).toEqual(exact.weight);
+  it.each(['simd', 'js'] as const)(
+    'equals the exact search when every fragment probes every list (ties, zero rows, two documents; %s kernel)',
+    (kernel) => {
+      const v = syntheticVectors(900, 10, 11);
+      const segments = [0, 350, 900];
+      const exact = semanticNeighbours(v, segments, 7, { method: 'exact' });
+      const full = semanticNeighbours(v, segments, 7, {
+        method: 'inverted-file',
+        kernel,
+        invertedFile: { lists: 6, probes: 6 },
+        refine: { rounds: 0, sample: 4, stopShare: 0 },
+      });
+      expect(full.rowPtr).toEqual(exact.rowPtr);
+      expect(full.col).toEqual(exact.col);
+      expect(full.weight).toEqual(exact.weight);
+    },
+  );
+
+  it('the wasm SIMD blocks give exactly the JS blocks on the same lists (odd and even dims, narrow probes)', () => {
+    for (const dim of [16, 37]) {
+      const v = syntheticVectors(2500, dim, dim);
+      const segments = [0, 1000, 2500];
+      // The same lists for both (the JS clustering), so only the block kernel differs.
+      const invertedFile = { lists: 14, probes: 3, kernel: 'js' as const };
+      const js = semanticNeighbours(v, segments, 12, {
+        method: 'inverted-file',
+        kernel: 'js',
+        invertedFile,
+      });
+      const simd = semanticNeighbours(v, segments, 12, {
+        method: 'inverted-file',
+        kernel: 'simd',
+        invertedFile,
+      });
+      expect(simd.rowPtr).toEqual(js.rowPtr);
+      expect(simd.col).toEqual(js.col);
+      expect(simd.weight).toEqual(js.weight);
+    }
   });
 
   it('keeps only true cosines of the same document, at most k per row, columns ascending', () => {

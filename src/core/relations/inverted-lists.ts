@@ -11,11 +11,12 @@
  * and usearch's HNSW is about 3x faster than our exact kernel; edgevec was slower than it. A
  * graph index answers one query at a time, while building a whole kNN graph lets all fragments
  * that probe a cluster share each load of its members (blocks of dot products, as in the exact
- * kernel), which plain JS runs at its best.
+ * kernel), which plain JS runs at its best, and the wasm SIMD kernel (wasm/dot-block.ts) better.
  *
  * Deterministic for a given input and seed (the seeded PRNG of core/prng.ts).
  */
 import { prng } from '../prng';
+import { createDotBlock, LANES, paddedDim, type DotBlock } from './wasm/dot-block';
 
 export interface InvertedFileOptions {
   /** Number of clusters; default round(sqrt(n) * 1.5). */
@@ -33,6 +34,13 @@ export interface InvertedFileOptions {
   samplePerList?: number;
   /** Seed of the sample and of the first centroids; default 1. */
   seed?: number;
+  /**
+   * `simd` (default): centroid scores by the wasm SIMD kernel where the engine has it
+   * (wasm/dot-block.ts); `js`: the JS loops. Their f32 and f64 sums round differently, so a
+   * fragment on a border between two clusters may land in either: same quality, not the same
+   * lists.
+   */
+  kernel?: 'simd' | 'js';
 }
 
 export const defaultInvertedFileOptions = Object.freeze({
@@ -169,8 +177,15 @@ export function invertedFileLists(
   const sums = new Float64Array(lists * dim);
   const counts = new Uint32Array(lists);
   const assigned = new Uint32Array(sampleSize);
+  const kernel = options.kernel === 'js' ? null : createDotBlock();
+  const scorer = kernel ? simdCentroidScorer(kernel, dim, lists) : null;
   for (let it = 0; it < iterations; it++) {
-    nearestCentroids(data, dim, first, sample, centroids, lists, assigned, onStep);
+    if (scorer) {
+      scorer.setCentroids(centroids);
+      scorer.top(data, first, sample, sampleSize, 1, assigned, onStep);
+    } else {
+      nearestCentroids(data, dim, first, sample, centroids, lists, assigned, onStep);
+    }
     sums.fill(0);
     counts.fill(0);
     for (let r = 0; r < sampleSize; r++) {
@@ -200,7 +215,12 @@ export function invertedFileLists(
   // Assign every fragment to its nearest centroid and lay the clusters out one after the other
   // (counting sort); each fragment also probes its `probes` nearest centroids.
   const probeOf = new Uint32Array(n * probes);
-  nearestCentroidsTop(data, dim, first, n, centroids, lists, probes, probeOf, onStep);
+  if (scorer) {
+    scorer.setCentroids(centroids);
+    scorer.top(data, first, null, n, probes, probeOf, onStep);
+  } else {
+    nearestCentroidsTop(data, dim, first, n, centroids, lists, probes, probeOf, onStep);
+  }
   onStep?.();
   const listStart = new Uint32Array(lists + 1);
   for (let i = 0; i < n; i++) listStart[probeOf[i * probes] + 1]++;
@@ -285,4 +305,70 @@ function nearestCentroidsTop(
       out[base + p] = c;
     }
   }
+}
+
+/** Rows scored against the centroids per block (and read back) by the wasm kernel. */
+const SCORE_ROWS = 64;
+
+/**
+ * The wasm kernel loaded with the centroids: `top` writes, for each row, its `top` centroids
+ * with the largest dot products (f32 sums; ties to the lower centroid), best first.
+ */
+function simdCentroidScorer(kernel: DotBlock, dim: number, lists: number) {
+  const dimPad = paddedDim(dim);
+  const rowBytes = dimPad * 4;
+  const listsPad = Math.ceil(lists / LANES) * LANES;
+  const centroidsAt = kernel.alloc(listsPad * rowBytes);
+  const rowsAt = kernel.alloc((SCORE_ROWS + 1) * rowBytes);
+  const offsetsAt = kernel.alloc((SCORE_ROWS + 1) * 4);
+  const outAt = kernel.alloc((SCORE_ROWS + 1) * listsPad * 4);
+  const f32 = kernel.f32();
+  const i32 = kernel.i32();
+  for (let q = 0; q <= SCORE_ROWS; q++) i32[(offsetsAt >> 2) + q] = rowsAt + q * rowBytes;
+  const bestScore = new Float64Array(Math.max(1, lists));
+  return {
+    setCentroids(centroids: Float32Array) {
+      for (let c = 0; c < lists; c++) {
+        f32.set(centroids.subarray(c * dim, (c + 1) * dim), (centroidsAt + c * rowBytes) >> 2);
+      }
+    },
+    /** Rows first + rows[r] (or first + r where rows is null), r < count. */
+    top(
+      data: Float32Array,
+      first: number,
+      rows: Uint32Array | null,
+      count: number,
+      top: number,
+      out: Uint32Array,
+      onStep?: () => void,
+    ) {
+      for (let r0 = 0; r0 < count; r0 += SCORE_ROWS) {
+        const qn = Math.min(SCORE_ROWS, count - r0);
+        for (let q = 0; q < qn; q++) {
+          const i = first + (rows ? rows[r0 + q] : r0 + q);
+          f32.set(data.subarray(i * dim, (i + 1) * dim), (rowsAt + q * rowBytes) >> 2);
+        }
+        // An odd block scores one stale row more; its scores are not read.
+        kernel.block(offsetsAt, qn + (qn & 1), centroidsAt, listsPad, rowBytes, outAt);
+        for (let q = 0; q < qn; q++) {
+          const scores = (outAt >> 2) + q * listsPad;
+          const base = (r0 + q) * top;
+          let filled = 0;
+          for (let c = 0; c < lists; c++) {
+            const s = f32[scores + c];
+            if (filled === top && !(s > bestScore[top - 1])) continue;
+            let p = filled < top ? filled++ : top - 1;
+            while (p > 0 && s > bestScore[p - 1]) {
+              bestScore[p] = bestScore[p - 1];
+              out[base + p] = out[base + p - 1];
+              p--;
+            }
+            bestScore[p] = s;
+            out[base + p] = c;
+          }
+        }
+        if (((r0 / SCORE_ROWS) & 15) === 15) onStep?.();
+      }
+    },
+  };
 }

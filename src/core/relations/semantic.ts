@@ -18,13 +18,22 @@
  *   with the members of its nearest clusters, in blocks through the same 2 x 4 tiles; weights
  *   are still exact cosines, only some true neighbours may be missing (recall@16 measured in
  *   bench/scale.ts and docs/scale.md). An optional NN-descent pass (`refine`) can then
- *   introduce neighbours of neighbours to each other.
+ *   introduce neighbours of neighbours to each other. Where the engine has wasm SIMD its blocks
+ *   run through the kernel of wasm/dot-block.ts (about 3x less CPU, docs/scale.md), which only
+ *   filters: the weights kept are the exact search's own sums.
  */
 import { ranksBefore } from '../heap';
 import { defaultFragRelOptions } from '../options';
 import type { CsrMatrix, VectorSet } from '../types';
 import { csrRelation, type CsrRelation } from './csr';
-import { invertedFileLists, type InvertedFileOptions } from './inverted-lists';
+import { invertedFileLists, type InvertedFileOptions, type InvertedLists } from './inverted-lists';
+import {
+  createDotBlock,
+  DOT_BLOCK_TOLERANCE,
+  LANES,
+  paddedDim,
+  type DotBlock,
+} from './wasm/dot-block';
 import { toSegments } from './segments';
 
 export interface SemanticBuildOptions {
@@ -41,6 +50,11 @@ export interface SemanticBuildOptions {
   method?: 'auto' | 'exact' | 'inverted-file';
   /** Parameters of the inverted file (defaults in inverted-lists.ts). */
   invertedFile?: InvertedFileOptions;
+  /**
+   * Kernel of the inverted file's blocks: `simd` (default) the wasm SIMD kernel where the engine
+   * has it (wasm/dot-block.ts), else the JS tiles; `js` always the JS tiles. Same result.
+   */
+  kernel?: 'simd' | 'js';
   /** Rounds of neighbour-of-neighbour refinement after the inverted file (`refine` below). */
   refine?: RefineOptions;
 }
@@ -441,6 +455,139 @@ export function semanticNeighbours(
     }
   };
 
+  /**
+   * The inverted file's blocks through the wasm SIMD kernel: the document's rows copied into the
+   * kernel's memory cluster by cluster (each cluster padded to a multiple of 4 zero rows, each
+   * row to a multiple of 4 floats), then per cluster every block of its probers against every
+   * block of its members. The kernel's f32 scores only filter: a product that could enter either
+   * row's heap (within DOT_BLOCK_TOLERANCE of its floor) is recomputed by `dotOf`, in the
+   * order of the exact search, so the weights and ties equal the JS path's.
+   */
+  const relateListsSimd = (kernel: DotBlock, first: number, n: number, lists: InvertedLists) => {
+    const { order, listStart, proberStart, prober } = lists;
+    const nLists = listStart.length - 1;
+    const dimPad = paddedDim(dim);
+    const rowBytes = dimPad * 4;
+    const padded = (count: number) => Math.ceil(count / LANES) * LANES;
+    // Padded start row of each cluster, and each fragment's row (byte offset) in the kernel.
+    const rowStart = new Uint32Array(nLists + 1);
+    for (let c = 0; c < nLists; c++) {
+      rowStart[c + 1] = rowStart[c] + padded(listStart[c + 1] - listStart[c]);
+    }
+    const rowsAt = kernel.alloc(rowStart[nLists] * rowBytes);
+    const queriesAt = kernel.alloc((BLOCK_ROWS + 1) * 4);
+    const queryFloorsAt = kernel.alloc((BLOCK_ROWS + 1) * 4);
+    // Each padded row's floor less the tolerance, as f32 (renewed per block; floors only
+    // rise, so a stale one lets more through, never fewer). Padding rows score 0 and never pass.
+    const memberFloorsAt = kernel.alloc(rowStart[nLists] * 4);
+    const outAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 4);
+    const exactAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 8);
+    const rowOffset = new Uint32Array(n);
+    const memberId = new Uint32Array(rowStart[nLists]);
+    {
+      const f32 = kernel.f32();
+      for (let c = 0; c < nLists; c++) {
+        for (let p = listStart[c]; p < listStart[c + 1]; p++) {
+          const local = order[p];
+          const row = rowStart[c] + (p - listStart[c]);
+          const at = rowsAt + row * rowBytes;
+          rowOffset[local] = at;
+          memberId[row] = first + local;
+          f32.set(data.subarray((first + local) * dim, (first + local + 1) * dim), at >> 2);
+        }
+      }
+    }
+    const f32 = kernel.f32();
+    const i32 = kernel.i32();
+    const f64 = kernel.f64();
+    const exact = exactAt >> 3;
+    const qIndex = queriesAt >> 2;
+    const qFloor = queryFloorsAt >> 2;
+    const mFloor = memberFloorsAt >> 2;
+    const out = outAt >> 2;
+    const tolerance = DOT_BLOCK_TOLERANCE;
+    // Each fragment's own cluster (where `order` placed it).
+    const own = new Uint32Array(n);
+    for (let c = 0; c < nLists; c++) {
+      for (let p = listStart[c]; p < listStart[c + 1]; p++) own[order[p]] = c;
+    }
+    const queries = new Uint32Array(n);
+    // Two passes: first every cluster against itself, which fills each row's heap with good
+    // candidates and so raises its floor; then each cluster against its other probers, where
+    // the raised floors let the kernel drop nearly every product (measured: docs/scale.md).
+    for (let pass = 0; pass < 2; pass++) {
+      for (let c = 0; c < nLists; c++) {
+        const members = listStart[c + 1] - listStart[c];
+        if (members === 0) continue;
+        let nq = 0;
+        if (pass === 0) {
+          for (let p = listStart[c]; p < listStart[c + 1]; p++) queries[nq++] = order[p];
+        } else {
+          for (let p = proberStart[c]; p < proberStart[c + 1]; p++) {
+            if (own[prober[p]] !== c) queries[nq++] = prober[p];
+          }
+        }
+        if (nq === 0) continue;
+        for (let qa = 0; qa < nq; qa += BLOCK_ROWS) {
+          const qn = Math.min(BLOCK_ROWS, nq - qa);
+          // The members' floors, renewed per block of queries: a large cluster meets thousands
+          // of probers, and its members' floors rise meanwhile (a higher floor, fewer passes).
+          for (let r = rowStart[c]; r < rowStart[c] + members; r++) {
+            f32[mFloor + r] = floor[memberId[r]] - tolerance;
+          }
+          for (let q = 0; q < qn; q++) {
+            const local = queries[qa + q];
+            i32[qIndex + q] = rowOffset[local];
+            f32[qFloor + q] = floor[first + local] - tolerance;
+          }
+          // An odd block repeats its last query; its candidates are met twice, and
+          // `considerOnce` keeps the second out.
+          if (qn & 1) {
+            i32[qIndex + qn] = i32[qIndex + qn - 1];
+            f32[qFloor + qn] = f32[qFloor + qn - 1];
+          }
+          const qEven = qn + (qn & 1);
+          for (let m0 = 0; m0 < members; m0 += BLOCK_COLS) {
+            const mPad = padded(Math.min(BLOCK_COLS, members - m0));
+            const firstRow = rowStart[c] + m0;
+            const found = kernel.blockFiltered(
+              queriesAt,
+              qEven,
+              rowsAt + firstRow * rowBytes,
+              mPad,
+              rowBytes,
+              queryFloorsAt,
+              memberFloorsAt + firstRow * 4,
+              outAt,
+            );
+            // The exact weights of all candidates at once, in wasm (the same bits as `dotOf`).
+            kernel.rescore(
+              queriesAt,
+              rowsAt + firstRow * rowBytes,
+              rowBytes,
+              outAt,
+              found,
+              exactAt,
+            );
+            for (let e = 0; e < found; e++) {
+              const code = i32[out + e];
+              const q = qa + Math.min(code >>> 16, qn - 1);
+              const m = m0 + (code & 0xffff);
+              // A cluster against itself meets each pair twice; one meeting is enough (its
+              // filter used floors no higher than the other's, and both rows are offered).
+              if (pass === 0 && m <= q) continue;
+              const i = first + queries[q];
+              const j = memberId[firstRow + (code & 0xffff)];
+              considerOnce(i, j, f64[exact + e]);
+            }
+          }
+        }
+        if (pass === 1) options.onProgress?.(first + Math.floor((n * c) / nLists), size);
+        else if ((c & 31) === 31) options.onProgress?.(first, size);
+      }
+    }
+  };
+
   if (k > 0) {
     const method = options.method ?? 'auto';
     for (let s = 0; s + 1 < segs.length; s++) {
@@ -458,10 +605,23 @@ export function semanticNeighbours(
       }
       // Inverted file: rows of the document copied in cluster order, then each probed pair of
       // clusters compared as one block.
-      const lists = invertedFileLists(data, dim, first, n, options.invertedFile, () =>
-        options.onProgress?.(first, size),
+      const lists = invertedFileLists(
+        data,
+        dim,
+        first,
+        n,
+        { kernel: options.kernel, ...options.invertedFile },
+        () => options.onProgress?.(first, size),
       );
       const { order, listStart, proberStart, prober } = lists;
+      const kernel = options.kernel === 'js' ? null : createDotBlock();
+      if (kernel) {
+        relateListsSimd(kernel, first, n, lists);
+        const r = options.refine ?? defaultRefineOptions;
+        refine(first, n, r.rounds, r.sample, r.stopShare);
+        options.onProgress?.(end, size);
+        continue;
+      }
       buf = new Float32Array(n * dim);
       ids = new Uint32Array(n);
       for (let p = 0; p < n; p++) {
