@@ -27,6 +27,7 @@
  * all) a comma list of fragrel,longrag,segment,qrmem; REALPIPES_THREADS wllama's threads (2).
  */
 import { readFileSync } from 'node:fs';
+import os from 'node:os';
 import { chromium, type Page } from '@playwright/test';
 import { chromiumArgs } from '../playwright.config';
 import { openAdvanced } from '../e2e/support/advanced';
@@ -42,6 +43,7 @@ import { writeResults } from './results-file';
 const PORT = 4192;
 const PER_DATASET = Number(process.env.BENCH_QUESTIONS ?? 1);
 const MAX_WORDS = Number(process.env.BENCH_MAX_WORDS ?? 400);
+const THREADS = process.env.REALPIPES_THREADS ?? '2';
 const PIPELINES = (process.env.BENCH_PIPELINES ?? 'fragrel,longrag,segment,qrmem').split(',');
 const NAMES: Record<string, string> = {
   fragrel: 'FragRel',
@@ -163,6 +165,8 @@ export interface RealRow {
   f1?: number;
   containEM?: number;
   error?: string;
+  /** The machine's 1, 5 and 15-minute load averages when the run ended (2 cores). */
+  loadAverage?: number[];
 }
 
 async function setPipeline(page: Page, id: string) {
@@ -223,7 +227,7 @@ async function runQuestion(
     await page.getByRole('button', { name: 'Ask', exact: true }).click();
     await page.getByTestId('retrieval-summary').waitFor();
     const answerPanel = page.getByTestId('answer-panel');
-    await page.getByLabel('CPU threads (0 = automatic)').fill(process.env.REALPIPES_THREADS ?? '2');
+    await page.getByLabel('CPU threads (0 = automatic)').fill(THREADS);
     await page.getByLabel('Context size (tokens)').fill('2048');
     const catalogue = answerPanel.getByTestId('gguf-catalogue');
     await catalogue.getByText('Download from another hub or mirror').click();
@@ -267,6 +271,7 @@ async function runQuestion(
         criticalPathMs: Math.round(t.criticalPath.ms),
         answer,
         gold: q.answers,
+        loadAverage: os.loadavg().map((l) => Math.round(l * 10) / 10),
       };
       if (q.letter) {
         row.letter = choiceLetter(answer);
@@ -304,9 +309,9 @@ export async function runRealPipelines(log: (s: string) => void = console.log) {
   const rows: RealRow[] = [];
   const save = () =>
     writeResults('pipelines-real', {
-      engine:
-        'SmolLM2-135M-Instruct Q4_1 in wllama 3.8.1, built app in headless Chromium, 2 threads, 2,048-token context, temperature 0',
-      load: 'measured on the shared 2-core VM while other engineers ran their tests (load average 15-20)',
+      engine: `SmolLM2-135M-Instruct Q4_1 in wllama 3.8.1, built app in headless Chromium, ${THREADS} thread(s), 2,048-token context, temperature 0`,
+      // The machine is shared: its load when each row was written is in the row.
+      load: 'the shared 2-core VM, with other engineers running their tests (see loadAverage per row)',
       maxWords: MAX_WORDS,
       perDataset: PER_DATASET,
       rows,
