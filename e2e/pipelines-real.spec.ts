@@ -14,9 +14,9 @@
  *   with its prompt, its reply and its tokens in and out (> 0), and the call count matches the
  *   pipeline's formula (PIPELINES.md) for the settings used;
  * - an answer came back (non-empty).
- * Content is asserted only where the small model was seen to be reliable at temperature 0 (see
- * the comments at each assertion): the label of the jar ("ORANGE MARMALADE") is written in the
- * passage LongRAG and SEGMENT+ answer from.
+ * Content is asserted only where the small model was seen to answer it at temperature 0: LongRAG's
+ * answer names the label of the jar ("ORANGE MARMALADE"), which is written in the chunks it keeps.
+ * SEGMENT+ and QRMeM: the trace's structure and a non-empty answer only.
  */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -249,6 +249,11 @@ test('LongRAG answers on the real model with a complete trace', async () => {
   );
   await expect(trace.getByTestId('trace-critical')).toContainText('longrag.generator');
   expect(answer.length).toBeGreaterThan(0);
+  // Content: seen at temperature 0 (2026-11-24, 1 thread): "The label of the jar Alice took from
+  // the shelf was written on a piece of paper with the words "ORANGE MARMALADE"". The label is in
+  // the two kept chunks and the model repeats it, as it does for the bottle's label in
+  // real-answers.spec.ts; that much is held.
+  expect(answer).toMatch(/marmalade/i);
 });
 
 test('SEGMENT+ answers on the real model with a complete trace and its merge tree', async () => {
