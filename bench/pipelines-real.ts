@@ -24,9 +24,11 @@
  * Results are written after every run (bench/results/pipelines-real.json), so a run stopped
  * early keeps what it measured. BENCH_QUESTIONS (default 1) questions per dataset;
  * BENCH_DATASETS (default all) a comma list of QuALITY,Qasper,MuSiQue; BENCH_PIPELINES (default
- * all) a comma list of fragrel,longrag,segment,qrmem; REALPIPES_THREADS wllama's threads (2).
+ * all) a comma list of fragrel,longrag,segment,qrmem; REALPIPES_THREADS wllama's threads (2);
+ * BENCH_APPEND=1 adds this run's rows to the file's.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import os from 'node:os';
 import { chromium, type Page } from '@playwright/test';
 import { chromiumArgs } from '../playwright.config';
@@ -38,7 +40,7 @@ import type { Trace } from '../src/core/pipelines/types';
 import { sharedDatasetPath } from '../test/glove';
 import { requireRealModel } from '../test/real-models';
 import { startPreview } from './browser';
-import { writeResults } from './results-file';
+import { resultsDir, writeResults } from './results-file';
 
 const PORT = 4192;
 const PER_DATASET = Number(process.env.BENCH_QUESTIONS ?? 1);
@@ -306,7 +308,13 @@ export async function runRealPipelines(log: (s: string) => void = console.log) {
     executablePath: '/usr/bin/chromium',
     args: chromiumArgs,
   });
-  const rows: RealRow[] = [];
+  // BENCH_APPEND=1 keeps the rows of the last run and adds this run's (one run per subset).
+  const previous = path.join(resultsDir, 'pipelines-real.json');
+  const rows: RealRow[] =
+    process.env.BENCH_APPEND && existsSync(previous)
+      ? (JSON.parse(readFileSync(previous, 'utf8')) as { results: { rows: RealRow[] } }).results
+          .rows
+      : [];
   const save = () =>
     writeResults('pipelines-real', {
       engine: `SmolLM2-135M-Instruct Q4_1 in wllama 3.8.1, built app in headless Chromium, ${THREADS} thread(s), 2,048-token context, temperature 0`,
