@@ -37,6 +37,7 @@ import type {
 import { estimateTokens } from '../src/llm/tokens';
 import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
 import { writeResults } from './results-file';
+import { runRealPipelines } from './pipelines-real';
 
 interface Question {
   dataset: string;
@@ -355,4 +356,6 @@ async function main() {
 
 const round = (v: number) => Math.round(v * 10) / 10;
 
-await main();
+// `-- --real`: the same pipelines on the real small model in Chromium (bench/pipelines-real.ts).
+if (process.argv.includes('--real')) await runRealPipelines();
+else await main();

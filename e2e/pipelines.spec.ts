@@ -191,6 +191,8 @@ test('SEGMENT+: a note per segment, judges, the answer from the notes, the merge
     trace.locator('[data-step="segment.filter"] [data-testid="trace-item"]'),
   ).toHaveCount(notes.length);
   await expect(trace.getByTestId('merge-tree')).toContainText('answer ←');
+  if (process.env.UPDATE_SCREENSHOTS)
+    await panel().screenshot({ path: resolve(HERE, '../docs/screenshot-segment.png') });
   await expect(trace).toContainText('segment size S: 2,500 tokens');
 });
 

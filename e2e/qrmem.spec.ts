@@ -96,8 +96,25 @@ test('QRMeM answers about a dropped book and the graph view shows the navigated 
     const segments = count('List the key entities') / 2;
     expect(Number.isInteger(segments) && segments > 5).toBe(true);
 
+    // The cost split: the summary is the only question-independent call; the navigation is
+    // the question's entities, two judges and the answer; both add up to every request sent.
+    const cost = panel.getByTestId('qrmem-cost');
+    const calls = async (phase: string) =>
+      Number(await cost.locator(`[data-phase="${phase}"]`).getAttribute('data-calls'));
+    expect(await calls('constructionIndependent')).toBe(count('Summarise the following text'));
+    expect(await calls('constructionIndependent')).toBeGreaterThan(0);
+    expect(await calls('navigation')).toBe(4);
+    expect((await calls('construction')) + (await calls('navigation'))).toBe(sent.length);
+
     const graph = panel.getByTestId('qrmem-graph');
     await expect(graph.getByTestId('qrmem-path')).toHaveText('Path: Mock Turtle → Gryphon');
+    if (process.env.UPDATE_SCREENSHOTS)
+      // The cost table and the graph view (the whole trace lists every call: too tall to read).
+      for (const [id, file] of [
+        ['qrmem-cost', 'screenshot-qrmem-cost.png'],
+        ['qrmem-graph', 'screenshot-qrmem.png'],
+      ])
+        await panel.getByTestId(id).screenshot({ path: resolve(HERE, `../docs/${file}`) });
     await expect(graph.getByTestId('qrmem-round')).toHaveCount(2);
     await expect(graph.getByTestId('qrmem-round').first()).toContainText(
       'not answerable — The lessons at school are not listed. · next: Mock Turtle → Gryphon',
@@ -138,6 +155,8 @@ test('QRMeM answers about a dropped book and the graph view shows the navigated 
       .filter((r: RecordedRequest) => r.method === 'POST')
       .map((r) => r.body!.messages!.map((m) => m.content).join('\n'));
     expect(again.filter((p) => p.includes('Summarise the following text'))).toHaveLength(0);
+    // A second question on the same book: no question-independent call at all.
+    expect(await calls('constructionIndependent')).toBe(0);
     expect(again.filter((p) => p.includes('List the key entities'))).toHaveLength(2 * segments);
     await expect(panel.getByTestId('qrmem-path')).toHaveText('Path: Mock Turtle → Gryphon');
     expect(urls.filter((u) => !isLocal(u))).toEqual([]);

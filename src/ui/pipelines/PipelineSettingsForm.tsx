@@ -14,6 +14,10 @@ interface Props {
   /** LongRAG's cross-encoder (a hub id), '' for none. */
   reranker: string;
   onReranker: (id: string) => void;
+  /** Where the cross-encoder is downloaded from ('' = the library's hub host, shown as hint). */
+  rerankerHost?: string;
+  onRerankerHost?: (host: string) => void;
+  defaultHost?: string;
 }
 
 function NumberField({
@@ -61,6 +65,9 @@ export function PipelineSettingsForm({
   disabled,
   reranker,
   onReranker,
+  rerankerHost = '',
+  onRerankerHost,
+  defaultHost,
 }: Props) {
   if (pipeline === 'fragrel') {
     const s = settings.fragrel;
@@ -114,6 +121,18 @@ export function PipelineSettingsForm({
             </span>
           </span>
         </label>
+        {reranker && onRerankerHost && (
+          <label className="engine__row">
+            <span>Cross-encoder hub</span>
+            <input
+              type="url"
+              value={rerankerHost}
+              disabled={disabled}
+              placeholder={defaultHost ?? 'https://huggingface.co'}
+              onChange={(e) => onRerankerHost(e.target.value.trim())}
+            />
+          </label>
+        )}
         <NumberField
           label="Candidates (top k1)"
           value={s.topK1}
@@ -146,6 +165,24 @@ export function PipelineSettingsForm({
           max={20}
           disabled={disabled}
           onChange={(paragraphFragments) => set({ paragraphFragments })}
+        />
+        <NumberField
+          label="CoT output (tokens)"
+          value={s.cotTokens}
+          min={0}
+          max={4096}
+          hint="0 = fit to the window (1,000 at 4K, 512 at 2K)"
+          disabled={disabled}
+          onChange={(cotTokens) => set({ cotTokens })}
+        />
+        <NumberField
+          label="Extractor output (tokens)"
+          value={s.extractorTokens}
+          min={0}
+          max={4096}
+          hint="0 = fit to the window (512 at 4K, 256 at 2K)"
+          disabled={disabled}
+          onChange={(extractorTokens) => set({ extractorTokens })}
         />
       </>
     );
@@ -238,6 +275,33 @@ export function PipelineSettingsForm({
           disabled={disabled}
           onChange={(answerTokens) => setQ({ answerTokens })}
         />
+        <NumberField
+          label="Extraction output (tokens)"
+          value={q.extractTokens}
+          min={16}
+          max={4096}
+          hint="entities and relations; default 512"
+          disabled={disabled}
+          onChange={(extractTokens) => setQ({ extractTokens })}
+        />
+        <NumberField
+          label="Parse retries"
+          value={q.maxRetries}
+          min={0}
+          max={4}
+          hint="after a reply that cannot be read, at temperature 0.7; default 4"
+          disabled={disabled}
+          onChange={(maxRetries) => setQ({ maxRetries })}
+        />
+        <NumberField
+          label="Judge output (tokens)"
+          value={q.judgeTokens}
+          min={16}
+          max={4096}
+          hint="default 256"
+          disabled={disabled}
+          onChange={(judgeTokens) => setQ({ judgeTokens })}
+        />
       </>
     );
   }
@@ -273,6 +337,15 @@ export function PipelineSettingsForm({
         hint="0 = fit to the window"
         disabled={disabled}
         onChange={(segmentTokens) => set({ segmentTokens })}
+      />
+      <NumberField
+        label="Note output (tokens)"
+        value={s.noteTokens}
+        min={0}
+        max={4096}
+        hint="notes and merges; 0 = 768 at 4K, 384 below"
+        disabled={disabled}
+        onChange={(noteTokens) => set({ noteTokens })}
       />
       <NumberField
         label="Merge rounds at most"

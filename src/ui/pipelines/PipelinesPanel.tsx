@@ -15,6 +15,7 @@ import type {
 import type { PromptSource } from '../../core/prompt';
 import type { TextKind } from '../../core/types';
 import { pipelineLlm } from '../../llm/pipeline-llm';
+import { withCountCache } from '../../core/pipelines/count-cache';
 import { loadCrossEncoder } from '../../models/cross-encoder';
 import type { EmbedderSpec } from '../../models/embedder';
 import { pipelineEmbedder } from '../qrmem/embedder';
@@ -74,6 +75,8 @@ export function PipelinesPanel({
   const [settings, setSettings] = useState<PipelineSettings>(defaultPipelineSettings);
   const [run, setRun] = useState<Run | null>(null);
   const [rerankerId, setRerankerId] = useState('');
+  // '' = the library's hub host; a mirror in the hub's layout works too.
+  const [rerankerHost, setRerankerHost] = useState('');
   // A loaded cross-encoder is kept for the next runs, by its id.
   const reranker = useRef<{ id: string; model: PipelineReranker } | null>(null);
   const abort = useRef<AbortController | null>(null);
@@ -118,11 +121,13 @@ export function PipelinesPanel({
     }
     let loadedReranker: PipelineReranker | undefined;
     if (pipeline === 'longrag' && rerankerId) {
-      if (reranker.current?.id !== rerankerId) {
+      const host = rerankerHost || hubHost;
+      const key = `${host ?? ''}|${rerankerId}`;
+      if (reranker.current?.id !== key) {
         try {
           reranker.current = {
-            id: rerankerId,
-            model: await loadCrossEncoder(rerankerId, hubHost, controller.signal),
+            id: key,
+            model: await loadCrossEncoder(rerankerId, host, controller.signal),
           };
         } catch (e) {
           update({
@@ -161,7 +166,8 @@ export function PipelinesPanel({
       {
         question: result.question,
         library,
-        llm: pipelineLlm(acquired),
+        // Counts remembered per text for the run: in-browser engines count by reading the text.
+        llm: withCountCache(pipelineLlm(acquired)),
         ...(loadedReranker ? { reranker: loadedReranker } : {}),
         ...(loadedEmbedder ? { embedder: loadedEmbedder } : {}),
         ...(memory ? { memory } : {}),
@@ -187,7 +193,18 @@ export function PipelinesPanel({
       text: output.answer || '',
       error: (output.error as LlmError | undefined) ?? null,
     });
-  }, [embedder, memory, engine, hubHost, library, pipeline, rerankerId, result, settings]);
+  }, [
+    embedder,
+    memory,
+    engine,
+    hubHost,
+    library,
+    pipeline,
+    rerankerId,
+    rerankerHost,
+    result,
+    settings,
+  ]);
 
   const sourcesOfRun: PromptSource[] = useMemo(
     () => run?.output?.citations.map((c) => ({ ...c, truncated: false })) ?? [],
@@ -228,6 +245,9 @@ export function PipelinesPanel({
           disabled={busy}
           reranker={rerankerId}
           onReranker={setRerankerId}
+          rerankerHost={rerankerHost}
+          onRerankerHost={setRerankerHost}
+          {...(hubHost ? { defaultHost: hubHost } : {})}
         />
       </fieldset>
       <div className="answer__actions">
@@ -281,6 +301,16 @@ export function PipelinesPanel({
               )}
             </div>
           )}
+          {run.output && (
+            <button
+              type="button"
+              className="linklike"
+              data-testid="pipeline-save-trace"
+              onClick={() => saveTrace(run)}
+            >
+              Save the trace (JSON)
+            </button>
+          )}
           {/* While running, the trace so far (re-drawn with every progress report). */}
           {(run.output ?? run.progress) && (
             <TraceView trace={run.output?.trace ?? run.progress!.trace} onOpen={onCite} />
@@ -289,6 +319,33 @@ export function PipelinesPanel({
       )}
     </section>
   );
+}
+
+/**
+ * Download the run as JSON (question, answer, citations and the whole trace: every prompt and
+ * reply), to keep, compare or read elsewhere; benchmarks read their figures from it.
+ */
+function saveTrace(run: Run): void {
+  if (!run.output) return;
+  const json = JSON.stringify(
+    {
+      pipeline: run.pipeline,
+      question: run.question,
+      status: run.output.status,
+      answer: run.output.answer,
+      citations: run.output.citations,
+      error: run.output.error ?? null,
+      trace: run.output.trace,
+    },
+    null,
+    1,
+  );
+  const url = URL.createObjectURL(new Blob([json], { type: 'application/json' }));
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `trace-${run.pipeline}.json`;
+  a.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 /** Waits `ms`, or less when the run is stopped (the pipelines' retry back-off). */

@@ -6,6 +6,8 @@
  */
 import type { Trace, TraceCall, TraceItem } from '../../core/pipelines/types';
 import { EntityGraphView } from '../qrmem/EntityGraphView';
+import { QrmemCostView } from '../qrmem/CostView';
+import { phaseOfStep } from '../../core/pipelines/qrmem/cost';
 
 const ms = (v: number | undefined) => (v === undefined ? '…' : `${(v / 1000).toFixed(2)} s`);
 
@@ -103,6 +105,7 @@ export function TraceView({
         {trace.criticalPath.calls.length > 0 &&
           ` (${trace.criticalPath.calls.map((id) => trace.calls[id]?.tag).join(' → ')})`}
       </p>
+      {trace.steps.some((s) => phaseOfStep(s.input)) && <QrmemCostView trace={trace} />}
       {trace.sizes.length > 0 && (
         <details className="trace__sizes">
           <summary>Sizes adapted to {trace.engine}</summary>
