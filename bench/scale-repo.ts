@@ -429,7 +429,14 @@ async function runOnce(
       if (state.jobs === 0 && now > 2000 && cancelClickedAt === 0) {
         result.outcome = 'error';
         result.ms = now;
-        result.error = state.error ?? (await page.locator('body').innerText()).slice(0, 500);
+        // The reason: an error notice, or a failed skip report (rendered a moment later).
+        await new Promise((r) => setTimeout(r, 1000));
+        result.error = await page.evaluate(() =>
+          [...document.querySelectorAll('.notice:not(.notice--info), .skip-report--failed')]
+            .map((e) => e.textContent ?? '')
+            .join(' | ')
+            .slice(0, 1000),
+        );
         break;
       }
       if (now > timeoutMs) {
