@@ -1,0 +1,596 @@
+/**
+ * @file Scale (issue 16), the repository targets in the built app: a zip of about a million lines
+ * of real code and a zip of 30,000 small real files, assembled from the source files under
+ * node_modules and zipped with fflate at benchmark time (in memory; never written to the
+ * repository), dropped on the app in headless Debian Chromium as e2e/code.spec.ts does.
+ *
+ * Per zip it measures: drop to listed (the library item appears), the stages the job's progress
+ * shows (its text sampled every 100 ms) and the stage timings the skip report prints, the peak
+ * JS heap of the page's main thread (CDP Performance.getMetrics JSHeapUsedSize) and the peak
+ * resident memory of the renderer processes (/proc, which also holds the workers' heaps), the
+ * main thread's long tasks after the drop (a 'longtask' PerformanceObserver installed by
+ * addInitScript: count, max), the first question's time until the ranked list shows and the
+ * re-rank time the page reports for alpha moves (only once listed). Three more runs of the
+ * million-line zip click Cancel at 10, 45 and 75 s (reading, parsing, relating here) and time
+ * until the job disappears.
+ *
+ * The zip reaches the page through a route on the app's own origin (fetched, then dropped as a
+ * File), so no base64 decoding on the main thread is counted as the app's long task.
+ *
+ * Run: `npm run bench -- scale-repo` (builds dist/ first), or against an existing build:
+ * `SCALE_REPO_DIST=dist-scale2 nice -n 5 npx tsx bench/run.ts scale-repo`. Not part of
+ * `npm test`.
+ */
+import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from '@playwright/test';
+import { zipSync } from 'fflate';
+import { chromiumArgs } from '../playwright.config';
+import { GENERATED_DIRECTORIES, VENDORED_DIRECTORIES } from '../src/ingest/repo';
+import type { BenchSection } from './run';
+
+const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
+const NODE_MODULES = path.join(root, 'node_modules');
+const DIST = process.env.SCALE_REPO_DIST ?? 'dist';
+const PORT = Number(process.env.SCALE_REPO_PORT ?? 4198);
+const TARGET_LINES = 1_000_000;
+const SMALL_FILES = 30_000;
+/** "Small": at most this many bytes. */
+const SMALL_BYTES = 4096;
+const QUESTION = 'How are command line arguments parsed into options?';
+const MOVES = 10;
+
+/** Directories the app skips as vendored or generated (src/ingest/repo.ts): not assembled. */
+const SKIPPED_DIRS = new Set([
+  'node_modules',
+  'dist',
+  'build',
+  'out',
+  'vendor',
+  'coverage',
+  'test',
+  'tests',
+  '__tests__',
+  'fixtures',
+  '.git',
+]);
+
+interface Source {
+  /** Path inside the zip: <package>/<path in the package>. */
+  zipPath: string;
+  bytes: Uint8Array;
+  lines: number;
+}
+
+/** Hand-written source (not minified, not bundled): what the app would index. */
+function isSourceFile(name: string): boolean {
+  if (!/\.(js|mjs|cjs|ts|mts|cts|jsx|tsx)$/.test(name)) return false;
+  if (/\.d\.[mc]?ts$/.test(name) || /[.-]min\.js$/.test(name) || /\.bundle\.js$/.test(name)) {
+    return false;
+  }
+  return true;
+}
+
+function looksMinified(text: string, lines: number): boolean {
+  if (text.length > 2048 && text.length / lines > 120) return true;
+  let longest = 0;
+  for (const line of text.split('\n')) longest = Math.max(longest, line.length);
+  return longest > 1000 || /@generated\b|\bDO NOT EDIT\b/.test(text.slice(0, 2000));
+}
+
+/** Top-level packages under node_modules (scoped ones included), sorted by name. */
+function packages(): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(NODE_MODULES).sort()) {
+    if (name.startsWith('.')) continue;
+    if (name.startsWith('@')) {
+      for (const sub of readdirSync(path.join(NODE_MODULES, name)).sort()) {
+        out.push(`${name}/${sub}`);
+      }
+    } else out.push(name);
+  }
+  return out;
+}
+
+/** Source files of one package, depth first in sorted order, skipped directories left out. */
+function* packageSources(pkg: string, maxBytes: number): Generator<Source> {
+  const base = path.join(NODE_MODULES, pkg);
+  const walk = function* (dir: string): Generator<Source> {
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const full = path.join(dir, name);
+      let st;
+      try {
+        st = statSync(full);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) {
+        const skipped =
+          SKIPPED_DIRS.has(name) ||
+          GENERATED_DIRECTORIES.has(name) ||
+          VENDORED_DIRECTORIES.has(name);
+        if (!skipped && !name.startsWith('.')) yield* walk(full);
+      } else if (st.isFile() && isSourceFile(name) && st.size > 0 && st.size <= maxBytes) {
+        const bytes = readFileSync(full);
+        const text = bytes.toString('utf8');
+        const lines = text.split('\n').length;
+        if (looksMinified(text, lines)) continue;
+        yield { zipPath: `${pkg}/${path.relative(base, full)}`, bytes, lines };
+      }
+    }
+  };
+  yield* walk(base);
+}
+
+/** About a million lines: whole packages in name order until the target is passed. */
+function millionLines(): {
+  sources: Source[];
+  packages: { name: string; files: number; lines: number }[];
+} {
+  const sources: Source[] = [];
+  const used: { name: string; files: number; lines: number }[] = [];
+  let total = 0;
+  for (const pkg of packages()) {
+    if (total >= TARGET_LINES) break;
+    let files = 0;
+    let lines = 0;
+    for (const s of packageSources(pkg, 512 * 1024)) {
+      if (total + lines >= TARGET_LINES) break;
+      sources.push(s);
+      files++;
+      lines += s.lines;
+    }
+    if (files > 0) used.push({ name: pkg, files, lines });
+    total += lines;
+  }
+  return { sources, packages: used };
+}
+
+/**
+ * The first SMALL_FILES small source files under node_modules, the whole tree walked in sorted order
+ * (nested node_modules and test folders included, or there are not 30,000). In the zip a
+ * `node_modules` segment is renamed `nm`, or the app would skip those files as vendored.
+ */
+function smallFiles(): { sources: Source[]; packages: number; distinct: number } {
+  const sources: Source[] = [];
+  const roots = new Set<string>();
+  const walk = (dir: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(dir).sort();
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (sources.length >= SMALL_FILES) return;
+      if (name.startsWith('.')) continue;
+      const full = path.join(dir, name);
+      let st;
+      try {
+        st = statSync(full);
+      } catch {
+        continue;
+      }
+      if (st.isDirectory()) {
+        // Folders the app skips whole (build output, vendored) are left out: every file counts.
+        const skipped = GENERATED_DIRECTORIES.has(name) || VENDORED_DIRECTORIES.has(name);
+        if (name === 'node_modules' || !skipped) walk(full);
+      } else if (st.isFile() && isSourceFile(name) && st.size > 0 && st.size <= SMALL_BYTES) {
+        const bytes = readFileSync(full);
+        const text = bytes.toString('utf8');
+        const lines = text.split('\n').length;
+        if (looksMinified(text, lines)) continue;
+        const rel = path.relative(NODE_MODULES, full).split(path.sep);
+        roots.add(rel[0].startsWith('@') ? `${rel[0]}/${rel[1]}` : rel[0]);
+        const zipPath = rel.map((seg) => (seg === 'node_modules' ? 'nm' : seg)).join('/');
+        sources.push({ zipPath, bytes, lines });
+      }
+    }
+  };
+  walk(NODE_MODULES);
+  // This node_modules holds fewer small source files than 30,000 (about 9,500): the set is
+  // repeated under copy-2/, copy-3/, ... until there are 30,000 entries (real files, real sizes;
+  // the same contents more than once).
+  const distinct = sources.length;
+  for (let copy = 2; sources.length < SMALL_FILES; copy++) {
+    for (let i = 0; i < distinct && sources.length < SMALL_FILES; i++) {
+      sources.push({ ...sources[i], zipPath: `copy-${copy}/${sources[i].zipPath}` });
+    }
+  }
+  return { sources, packages: roots.size, distinct };
+}
+
+function zip(top: string, sources: Source[]): Uint8Array {
+  const entries: Record<string, Uint8Array> = {};
+  for (const s of sources) entries[`${top}/${s.zipPath}`] = s.bytes;
+  return zipSync(entries, { level: 6 });
+}
+
+async function startPreview(): Promise<() => void> {
+  const server = spawn(
+    process.execPath,
+    [
+      'node_modules/vite/bin/vite.js',
+      'preview',
+      '--outDir',
+      DIST,
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(PORT),
+      '--strictPort',
+    ],
+    { cwd: root, stdio: 'ignore' },
+  );
+  for (let i = 0; i < 300; i++) {
+    try {
+      if ((await fetch(`http://127.0.0.1:${PORT}/`)).ok) return () => server.kill();
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  server.kill();
+  throw new Error(`vite preview did not start; build ${DIST}/ first.`);
+}
+
+/** Resident memory (bytes) of the Chromium renderer processes below `browserPid`, summed. */
+function rendererRss(browserPid: number): number {
+  const children = new Map<number, number[]>();
+  const cmd = new Map<number, string>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const pid = Number(entry);
+      children.set(ppid, [...(children.get(ppid) ?? []), pid]);
+      cmd.set(pid, readFileSync(`/proc/${entry}/cmdline`, 'utf8'));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  let total = 0;
+  const stack = [browserPid];
+  while (stack.length > 0) {
+    const pid = stack.pop()!;
+    for (const c of children.get(pid) ?? []) stack.push(c);
+    if (!(cmd.get(pid) ?? '').includes('--type=renderer')) continue;
+    try {
+      const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      total += rss ? Number(rss[1]) * 1024 : 0;
+    } catch {
+      // ended
+    }
+  }
+  return total;
+}
+
+const LONGTASK_INIT = `
+  window.__longTasks = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, ms: e.duration });
+  }).observe({ type: 'longtask', buffered: true });
+`;
+
+interface RunResult {
+  zip: string;
+  outcome: 'listed' | 'error' | 'timeout' | 'cancelled';
+  /** Drop to listed, or to the error / timeout / cancel. */
+  ms: number;
+  /** The stage shown when it ended (for a timeout or a cancel). */
+  lastStage: string | null;
+  /** First time each progress stage was seen, ms after the drop. */
+  stagesSeenAtMs: Record<string, number>;
+  /** The skip report's line and stage timings, as the page prints them. */
+  report: string | null;
+  timings: string | null;
+  fragments: number | null;
+  peakMainHeapMB: number;
+  peakRendererRssMB: number;
+  longTasks: { count: number; over200: number; maxMs: number; totalMs: number };
+  cancelStopMs?: number;
+  cancelledAtStage?: string | null;
+  error?: string;
+  firstQueryMs?: number;
+  rerankMedianMs?: number;
+  rerankMaxMs?: number;
+}
+
+async function dropZip(page: Page, name: string): Promise<number> {
+  // Fetch on the page first (outside the timing), then drop: the drop is the start.
+  await page.evaluate(async (n) => {
+    const bytes = await (await fetch(`/__bench/${n}`)).arrayBuffer();
+    (window as unknown as { __zip: File }).__zip = new File([bytes], n, {
+      type: 'application/zip',
+    });
+  }, name);
+  const t0 = Date.now();
+  await page.evaluate(() => {
+    const w = window as unknown as { __zip: File; __dropAt: number };
+    w.__dropAt = performance.now();
+    const dt = new DataTransfer();
+    dt.items.add(w.__zip);
+    for (const type of ['dragenter', 'dragover', 'drop']) {
+      document.body.dispatchEvent(
+        new DragEvent(type, { dataTransfer: dt, bubbles: true, cancelable: true }),
+      );
+    }
+  });
+  return t0;
+}
+
+async function runOnce(
+  browser: Browser,
+  name: string,
+  bytes: Uint8Array,
+  timeoutMs: number,
+  opts: { cancelAfterMs?: number; query?: boolean },
+  log: (line: string) => void,
+): Promise<RunResult> {
+  const context = await browser.newContext();
+  await context.addInitScript(LONGTASK_INIT);
+  await context.route(`**/__bench/${name}`, (route) =>
+    route.fulfill({ body: Buffer.from(bytes), contentType: 'application/zip' }),
+  );
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Performance.enable');
+  // Playwright's Browser does not expose its process: Chromium is a child of this Node process.
+  const browserPid = process.pid;
+  const result: RunResult = {
+    zip: name,
+    outcome: 'timeout',
+    ms: 0,
+    lastStage: null,
+    stagesSeenAtMs: {},
+    report: null,
+    timings: null,
+    fragments: null,
+    peakMainHeapMB: 0,
+    peakRendererRssMB: 0,
+    longTasks: { count: 0, over200: 0, maxMs: 0, totalMs: 0 },
+  };
+  try {
+    await page.goto(`http://127.0.0.1:${PORT}/`);
+    await page.getByTestId('worker-status').filter({ hasText: 'Workers ready' }).waitFor();
+    const t0 = await dropZip(page, name);
+    let cancelClickedAt = 0;
+    let lastLog = 0;
+    for (;;) {
+      const now = Date.now() - t0;
+      const state = await page.evaluate(() => {
+        const item = document.querySelector('[data-testid="library-item"]');
+        const job = document.querySelector('[data-testid="job"] [role="status"]');
+        const err = document.querySelector('[role="alert"], .notice--error, [data-kind="error"]');
+        return {
+          listed: item ? (item.textContent ?? '') : null,
+          job: job ? (job.textContent ?? '') : null,
+          jobs: document.querySelectorAll('[data-testid="job"]').length,
+          error: err ? (err.textContent ?? '') : null,
+        };
+      });
+      if (state.job) {
+        const stage = state.job.replace(/\s[\d,]+\s\/\s[\d,]+$/, '').trim();
+        result.lastStage = state.job;
+        if (!(stage in result.stagesSeenAtMs)) {
+          result.stagesSeenAtMs[stage] = now;
+          log(`${name}: ${stage} at ${(now / 1000).toFixed(1)} s`);
+        }
+      }
+      const metrics = (await cdp.send('Performance.getMetrics')).metrics;
+      const heap = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0;
+      result.peakMainHeapMB = Math.max(result.peakMainHeapMB, heap / 2 ** 20);
+      if (browserPid) {
+        result.peakRendererRssMB = Math.max(
+          result.peakRendererRssMB,
+          rendererRss(browserPid) / 2 ** 20,
+        );
+      }
+      if (now - lastLog > 15_000) {
+        lastLog = now;
+        log(
+          `${name}: ${(now / 1000).toFixed(0)} s, ${state.job ?? '-'}, rss ${result.peakRendererRssMB.toFixed(0)} MB (load ${os.loadavg()[0].toFixed(1)})`,
+        );
+      }
+      if (state.listed !== null) {
+        result.outcome = 'listed';
+        result.ms = now;
+        result.fragments = Number(
+          /([\d,]+) fragments/.exec(state.listed)?.[1].replace(/,/g, '') ?? NaN,
+        );
+        break;
+      }
+      if (cancelClickedAt > 0 && state.jobs === 0) {
+        result.outcome = 'cancelled';
+        result.cancelStopMs = Date.now() - cancelClickedAt;
+        result.ms = now;
+        break;
+      }
+      if (
+        cancelClickedAt === 0 &&
+        opts.cancelAfterMs !== undefined &&
+        now >= opts.cancelAfterMs &&
+        state.jobs > 0
+      ) {
+        result.cancelledAtStage = state.job;
+        await page.getByTestId('job').getByRole('button', { name: 'Cancel' }).click();
+        cancelClickedAt = Date.now();
+        log(`${name}: Cancel clicked at ${(now / 1000).toFixed(1)} s in “${state.job}”`);
+      }
+      if (state.jobs === 0 && now > 2000 && cancelClickedAt === 0) {
+        result.outcome = 'error';
+        result.ms = now;
+        // The reason: an error notice, or a failed skip report (rendered a moment later).
+        await new Promise((r) => setTimeout(r, 1000));
+        result.error = await page.evaluate(() =>
+          [...document.querySelectorAll('.notice:not(.notice--info), .skip-report--failed')]
+            .map((e) => e.textContent ?? '')
+            .join(' | ')
+            .slice(0, 1000),
+        );
+        break;
+      }
+      if (now > timeoutMs) {
+        result.ms = now;
+        break;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const report = page.getByTestId('skip-report');
+    if ((await report.count()) > 0) {
+      result.report = ((await report.first().textContent()) ?? '').slice(0, 300);
+    }
+    const timings = page.getByTestId('index-timings');
+    if ((await timings.count()) > 0) result.timings = await timings.first().textContent();
+    const tasks = await page.evaluate(() => {
+      const w = window as unknown as {
+        __longTasks: { start: number; ms: number }[];
+        __dropAt: number;
+      };
+      return w.__longTasks.filter((t) => t.start >= w.__dropAt).map((t) => t.ms);
+    });
+    result.longTasks = {
+      count: tasks.length,
+      over200: tasks.filter((t) => t > 200).length,
+      maxMs: Math.round(Math.max(0, ...tasks)),
+      totalMs: Math.round(tasks.reduce((a, b) => a + b, 0)),
+    };
+    result.peakMainHeapMB = Math.round(result.peakMainHeapMB);
+    result.peakRendererRssMB = Math.round(result.peakRendererRssMB);
+    if (opts.query && result.outcome === 'listed') {
+      await page.getByLabel('Question').fill(QUESTION);
+      const q0 = Date.now();
+      await page.getByRole('button', { name: 'Ask' }).click();
+      await page.getByTestId('ranked-list').waitFor({ timeout: 120_000 });
+      result.firstQueryMs = Date.now() - q0;
+      const times: number[] = [];
+      for (let m = 0; m < MOVES; m++) {
+        const alpha = (0.3 + (m % 10) * 0.15).toFixed(2);
+        await page.getByLabel('alpha').fill(alpha);
+        await page
+          .locator('.score-bar__eq')
+          .first()
+          .filter({ hasText: `${Number(alpha).toFixed(3)}×` })
+          .waitFor({ timeout: 30_000 });
+        times.push(Number(await page.getByTestId('rerank-ms').textContent()));
+      }
+      times.sort((a, b) => a - b);
+      result.rerankMedianMs = times[times.length >> 1];
+      result.rerankMaxMs = times[times.length - 1];
+    }
+  } catch (e) {
+    result.error = (e as Error).message.slice(0, 500);
+  } finally {
+    await context.close();
+  }
+  log(`${name}: ${JSON.stringify(result)}`);
+  return result;
+}
+
+export const scaleRepoSection: BenchSection = {
+  name: 'scale-repo',
+  description:
+    'Issue 16 repository targets in the built app (headless Chromium): a million lines of node_modules source and 30,000 small files, zipped at run time.',
+  async run(log) {
+    const big = millionLines();
+    const bigLines = big.sources.reduce((a, s) => a + s.lines, 0);
+    const bigZip = zip('million', big.sources);
+    const bigBytes = big.sources.reduce((a, s) => a + s.bytes.length, 0);
+    log(
+      `million: ${bigLines} lines, ${big.sources.length} files from ${big.packages.length} packages, ${(bigBytes / 2 ** 20).toFixed(1)} MB source, zip ${(bigZip.length / 2 ** 20).toFixed(1)} MB`,
+    );
+    const small = smallFiles();
+    const smallZip = zip('small', small.sources);
+    const smallBytes = small.sources.reduce((a, s) => a + s.bytes.length, 0);
+    log(
+      `small: ${small.sources.length} files (${small.distinct} distinct) from ${small.packages} packages, ${(smallBytes / 2 ** 20).toFixed(1)} MB, zip ${(smallZip.length / 2 ** 20).toFixed(1)} MB`,
+    );
+    const only = (process.env.SCALE_REPO_ONLY ?? 'million,small,cancel').split(',');
+    const stop = await startPreview();
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: chromiumArgs,
+    });
+    const runs: (RunResult & { loadBefore: number[]; loadAfter: number[] })[] = [];
+    const timed = async (f: () => Promise<RunResult>) => {
+      const loadBefore = os.loadavg().map((x) => Number(x.toFixed(2)));
+      const r = await f();
+      log(
+        `load ${os
+          .loadavg()
+          .map((x) => x.toFixed(2))
+          .join(' ')}`,
+      );
+      runs.push({ ...r, loadBefore, loadAfter: os.loadavg().map((x) => Number(x.toFixed(2))) });
+    };
+    try {
+      if (only.includes('million')) {
+        await timed(() => runOnce(browser, 'million.zip', bigZip, 480_000, { query: true }, log));
+      }
+      if (only.includes('small')) {
+        await timed(() =>
+          runOnce(browser, 'small-30k.zip', smallZip, 300_000, { query: false }, log),
+        );
+      }
+      if (only.includes('cancel')) {
+        for (const ms of [10_000, 45_000, 75_000]) {
+          await timed(() =>
+            runOnce(browser, 'million.zip', bigZip, 120_000, { cancelAfterMs: ms }, log),
+          );
+        }
+      }
+    } finally {
+      await browser.close();
+      stop();
+    }
+    // Runs of an earlier invocation (their logged result lines, as a JSON array) are kept when a
+    // later one re-runs only some zips (SCALE_REPO_ONLY): the shared machine rarely allows all at once.
+    const previous = process.env.SCALE_REPO_PREVIOUS
+      ? (JSON.parse(readFileSync(process.env.SCALE_REPO_PREVIOUS, 'utf8')) as typeof runs)
+      : [];
+    runs.unshift(...previous.map((r) => ({ ...r, earlierInvocation: true })));
+    const results = {
+      chromium: browser.version(),
+      uptime: os.loadavg(),
+      million: {
+        lines: bigLines,
+        files: big.sources.length,
+        sourceBytes: bigBytes,
+        zipBytes: bigZip.length,
+        packages: big.packages,
+      },
+      small: {
+        files: small.sources.length,
+        packages: small.packages,
+        distinctFiles: small.distinct,
+        sourceBytes: smallBytes,
+        zipBytes: smallZip.length,
+        maxFileBytes: SMALL_BYTES,
+      },
+      question: QUESTION,
+      runs,
+    };
+    const s = (ms?: number) => (ms === undefined ? '—' : `${(ms / 1000).toFixed(1)} s`);
+    const markdown = [
+      `million.zip: ${bigLines.toLocaleString('en')} lines in ${big.sources.length.toLocaleString('en')} files of ${big.packages.length} packages; small-30k.zip: ${small.sources.length.toLocaleString('en')} files ≤ ${SMALL_BYTES} B.`,
+      '',
+      '| zip | outcome | drop → end | last stage | peak main heap | peak renderer RSS | long tasks (>200 ms) / max | cancel stop | first query | re-rank median |',
+      '|---|---|---:|---|---:|---:|---:|---:|---:|---:|',
+      ...runs.map(
+        (r) =>
+          `| ${r.zip} | ${r.outcome} | ${s(r.ms)} | ${r.lastStage ?? '—'} | ${r.peakMainHeapMB} MB | ${r.peakRendererRssMB} MB | ${r.longTasks.count} (${r.longTasks.over200}) / ${r.longTasks.maxMs} ms | ${r.cancelStopMs === undefined ? '—' : `${r.cancelStopMs} ms`} | ${r.firstQueryMs === undefined ? '—' : `${r.firstQueryMs} ms`} | ${r.rerankMedianMs === undefined ? '—' : `${r.rerankMedianMs} ms`} |`,
+      ),
+    ].join('\n');
+    return { results, markdown };
+  },
+};
