@@ -78,6 +78,16 @@ test('touch: a tap on the strip opens that fragment, the reader scrolls by drag,
   await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] });
   await expect.poll(() => text.evaluate((el) => el.scrollTop)).toBeGreaterThan(before);
 
+  // A tap while the reader still flings only stops the fling (no click, as on any phone): wait
+  // until the drag's momentum has settled before the next tap.
+  await expect
+    .poll(async () => {
+      const a = await text.evaluate((el) => el.scrollTop);
+      await page.waitForTimeout(250);
+      return (await text.evaluate((el) => el.scrollTop)) === a;
+    })
+    .toBe(true);
+
   // The Advanced settings open by a tap on their summary.
   const advanced = page.getByTestId('advanced');
   await advanced.locator('summary').scrollIntoViewIfNeeded();

@@ -35,7 +35,8 @@ test('tune a book: progress, the chosen values, the curve and its table; Apply c
       xs.map((x) => (x as HTMLInputElement).checked),
     ),
   };
-  expect(before.relations).toEqual([false, false, false]);
+  expect(before.relations.length).toBeGreaterThanOrEqual(3);
+  expect(before.relations.every((checked) => !checked)).toBe(true);
   expect(before.alpha).toBe('2');
 
   const panel = page.getByTestId('tune');
