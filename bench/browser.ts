@@ -22,12 +22,18 @@ const MOVES = 15;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
 /** Serve the built app (dist/) with `vite preview` on `port`; resolves with a stop function. */
-export async function startPreview(port: number = PORT): Promise<() => void> {
+/**
+ * Serve a built app (`outDir`, default dist/) with `vite preview` on 127.0.0.1:`port`; resolves
+ * once it answers, with a function that stops it.
+ */
+export async function startPreview(port: number = PORT, outDir = 'dist'): Promise<() => void> {
   const server = spawn(
     process.execPath,
     [
       'node_modules/vite/bin/vite.js',
       'preview',
+      '--outDir',
+      outDir,
       '--host',
       '127.0.0.1',
       '--port',
@@ -36,7 +42,7 @@ export async function startPreview(port: number = PORT): Promise<() => void> {
     ],
     { cwd: root, stdio: 'ignore' },
   );
-  for (let i = 0; i < 200; i++) {
+  for (let i = 0; i < 300; i++) {
     try {
       if ((await fetch(`http://127.0.0.1:${port}/`)).ok) return () => server.kill();
     } catch {
@@ -45,7 +51,7 @@ export async function startPreview(port: number = PORT): Promise<() => void> {
     await new Promise((r) => setTimeout(r, 100));
   }
   server.kill();
-  throw new Error('vite preview did not start; run `npm run build` first.');
+  throw new Error(`vite preview did not start; build ${outDir}/ first (\`npm run build\`).`);
 }
 
 export const browserSection: BenchSection = {

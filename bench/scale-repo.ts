@@ -21,7 +21,6 @@
  * `SCALE_REPO_DIST=dist-scale2 nice -n 5 npx tsx bench/run.ts scale-repo`. Not part of
  * `npm test`.
  */
-import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -30,6 +29,7 @@ import { chromium, type Browser, type Page } from '@playwright/test';
 import { zipSync } from 'fflate';
 import { chromiumArgs } from '../playwright.config';
 import { GENERATED_DIRECTORIES, VENDORED_DIRECTORIES } from '../src/ingest/repo';
+import { startPreview } from './browser';
 import type { BenchSection } from './run';
 
 const root = path.join(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -213,34 +213,6 @@ function zip(top: string, sources: Source[]): Uint8Array {
   const entries: Record<string, Uint8Array> = {};
   for (const s of sources) entries[`${top}/${s.zipPath}`] = s.bytes;
   return zipSync(entries, { level: 6 });
-}
-
-async function startPreview(): Promise<() => void> {
-  const server = spawn(
-    process.execPath,
-    [
-      'node_modules/vite/bin/vite.js',
-      'preview',
-      '--outDir',
-      DIST,
-      '--host',
-      '127.0.0.1',
-      '--port',
-      String(PORT),
-      '--strictPort',
-    ],
-    { cwd: root, stdio: 'ignore' },
-  );
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${PORT}/`)).ok) return () => server.kill();
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  server.kill();
-  throw new Error(`vite preview did not start; build ${DIST}/ first.`);
 }
 
 /** Resident memory (bytes) of the Chromium renderer processes below `browserPid`, summed. */
@@ -516,7 +488,7 @@ export const scaleRepoSection: BenchSection = {
       `small: ${small.sources.length} files (${small.distinct} distinct) from ${small.packages} packages, ${(smallBytes / 2 ** 20).toFixed(1)} MB, zip ${(smallZip.length / 2 ** 20).toFixed(1)} MB`,
     );
     const only = (process.env.SCALE_REPO_ONLY ?? 'million,small,cancel').split(',');
-    const stop = await startPreview();
+    const stop = await startPreview(PORT, DIST);
     const browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
       args: chromiumArgs,
