@@ -27,19 +27,17 @@ import { fragmentLocation } from '../../core/pipelines/library';
 import type {
   PipelineEmbedder,
   PipelineLibrary,
-  PipelineMemory,
   PipelineReranker,
 } from '../../core/pipelines/types';
-import type { TextKind } from '../../core/types';
 import type { SettingsStore } from '../../llm/keys';
 import { pipelineLlm } from '../../llm/pipeline-llm';
 import type { LlmError } from '../../llm/types';
 import { loadCrossEncoder } from '../../models/cross-encoder';
-import type { EmbedderSpec } from '../../models/embedder';
-import type { RetrievalResult, RunDocument } from '../../workers/retrieval-types';
+import type { RunDocument } from '../../workers/retrieval-types';
 import { useEngine } from '../answer/useEngine';
 import { pipelineLibraryOf } from '../pipelines/library';
 import { PipelineSettingsForm } from '../pipelines/PipelineSettingsForm';
+import type { PipelinesPanelProps } from '../pipelines/PipelinesPanel';
 import {
   defaultPipelineSettings,
   runPipeline,
@@ -56,15 +54,8 @@ import './compare.css';
 
 export const PRICES_SETTING = 'compare.prices';
 
-export interface ComparePanelProps {
-  result: RetrievalResult | null;
-  sources: ReadonlyMap<string, string>;
-  kindOf?: (docId: string) => TextKind;
-  /** Open a fragment in the reader. */
-  onCite: (fragmentIndex: number) => void;
-  hubHost?: string;
-  embedder?: EmbedderSpec;
-  memory?: PipelineMemory;
+/** What the pipelines panel gets, and where the price table is kept. */
+export interface ComparePanelProps extends PipelinesPanelProps {
   /** Where the price table is kept (the library's settings); in memory without it. */
   store?: SettingsStore;
 }
