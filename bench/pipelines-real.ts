@@ -42,7 +42,7 @@ import { requireRealModel } from '../test/real-models';
 import { startPreview } from './browser';
 import { resultsDir, writeResults } from './results-file';
 
-const PORT = 4192;
+const PORT = Number(process.env.BENCH_PORT ?? 4192);
 const PER_DATASET = Number(process.env.BENCH_QUESTIONS ?? 1);
 const MAX_WORDS = Number(process.env.BENCH_MAX_WORDS ?? 400);
 const THREADS = process.env.REALPIPES_THREADS ?? '2';
