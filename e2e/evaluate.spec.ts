@@ -5,6 +5,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
+import { configureLoopbackEngine } from './support/loopback-engine';
 import { startOpenAiServer, type Reply } from './support/openai-server';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -174,11 +175,7 @@ test('answer evaluation: the cost is estimated before starting, then FragRel ans
     await dropFiles(page, [{ name: 'quality.jsonl', bytes: qualitySubset(1) }]);
     await expect(page.getByTestId('eval-format')).toHaveText('L-Eval JSONL');
     const section = page.getByTestId('answer-eval');
-    await section.getByLabel('Engine').selectOption('openai');
-    await section.getByLabel('Base URL').fill(`${server.url}/v1`);
-    await section.getByLabel('Model', { exact: true }).fill('test-model');
-    await section.getByLabel('API key').fill('sk-test-0123456789');
-    await section.getByLabel('Context window (tokens)').fill('8192');
+    await configureLoopbackEngine(section, server, { contextWindow: 8192 });
     await section.getByTestId('answer-sample').fill('2');
 
     // Nothing can start before the cost is estimated; the estimate sends nothing.
@@ -206,6 +203,110 @@ test('answer evaluation: the cost is estimated before starting, then FragRel ans
     expect(posts).toHaveLength(2);
     await expectNoSeriousAxeViolations(page);
     expect(JSON.stringify(posts[0].body)).toContain(stem(0));
+    expect(problems).toEqual([]);
+    expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+    await page.context().close();
+  } finally {
+    await server.close();
+  }
+});
+
+test('answer evaluation is stored as it goes: reloaded mid-run, resumed, the answered questions are not asked again; CSV and JSON with the settings', async ({
+  browser,
+}) => {
+  test.setTimeout(120_000);
+  const server = await startOpenAiServer();
+  const urls: string[] = [];
+  const problems: string[] = [];
+  try {
+    const doc = JSON.parse(readFileSync(QUALITY, 'utf8').split('\n')[0]) as {
+      instructions: string[];
+      outputs: string[];
+    };
+    const stem = (k: number) => doc.instructions[k].split('\n')[0].trim();
+    // The second question's answer takes long: the page is reloaded while it is in flight.
+    server.routes = [
+      { when: stem(0), reply: say(doc.outputs[0]) },
+      {
+        when: stem(1),
+        reply: { kind: 'answer', pieces: ['(A) slow', ' answer'], delayMs: 20_000 },
+      },
+      { when: stem(2), reply: say(doc.outputs[2]) },
+    ];
+    const asked = (k: number) =>
+      server.requests.filter(
+        (r) =>
+          r.method === 'POST' && (r.body?.messages ?? []).some((m) => m.content.includes(stem(k))),
+      ).length;
+    const page = await openLocalPage(browser, urls, problems);
+    await page.goto('/evaluate.html');
+    await dropFiles(page, [{ name: 'quality.jsonl', bytes: qualitySubset(1) }]);
+    const section = page.getByTestId('answer-eval');
+    await configureLoopbackEngine(section, server, { contextWindow: 8192 });
+    await section.getByTestId('answer-sample').fill('3');
+    await section.getByRole('button', { name: 'Estimate the cost' }).click();
+    await section.getByRole('button', { name: 'Start answering' }).click();
+
+    // The first answer is stored; the second question is being asked: reload now.
+    await expect(section.getByTestId('answer-progress')).toHaveText('1 / 3 answers', {
+      timeout: 30_000,
+    });
+    await expect.poll(() => asked(1), { timeout: 30_000 }).toBe(1);
+    expect(asked(0)).toBe(1);
+    await page.reload();
+
+    // The interrupted run is shown with what it stored, and waits for the user (a paid API
+    // engine is never resumed by itself).
+    const again = page.getByTestId('answer-eval');
+    await expect(again.getByTestId('answer-interrupted')).toBeVisible({ timeout: 30_000 });
+    await expect(again.getByTestId('answer-progress')).toHaveText('1 / 3 answers');
+    await expect(page.getByTestId('eval-format')).toHaveText('L-Eval JSONL');
+    await page.waitForTimeout(500);
+    expect(asked(2)).toBe(0);
+    // The engine settings were kept; the key was not remembered, so it is typed again.
+    await again.getByLabel('API key').fill('sk-test-0123456789');
+    server.routes[1] = { when: stem(1), reply: say(`(B) ${doc.outputs[1]}`) };
+    const resumedAt = Date.now();
+    await again.getByRole('button', { name: 'Resume answering' }).click();
+    await expect(again.getByTestId('answer-status')).toHaveText('done', { timeout: 60_000 });
+    await expect(again.getByTestId('answer-progress')).toHaveText('3 / 3 answers');
+    await expect(
+      again.getByTestId('answer-table').locator('tr[data-pipeline="fragrel"] td').first(),
+    ).toHaveText('3');
+
+    // The stored question was not asked again; the one in flight at the reload was (its answer
+    // never arrived), and the third once.
+    expect([asked(0), asked(1), asked(2)]).toEqual([1, 2, 1]);
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(4);
+
+    // CSV: one row per answer, with the settings that produced it.
+    const csvDownload = page.waitForEvent('download');
+    await again.getByRole('button', { name: 'Export answers CSV' }).click();
+    const csv = readFileSync((await (await csvDownload).path())!, 'utf8')
+      .trim()
+      .split('\n');
+    expect(csv[0]).toBe(
+      'pipeline,question,status,f1,em,contain,letter,calls,tokens_in,tokens_out,answer,error,engine,model,fragment_words,budget_words,alpha,w_rel,computed_at',
+    );
+    expect(csv).toHaveLength(4);
+    expect(
+      csv.slice(1).every((l) => /^fragrel,.*,openai,test-model,500,2000,0.5,0.3,/.test(l)),
+    ).toBe(true);
+    // JSON: the first answer kept its time (not asked again), the engine without its key.
+    const jsonDownload = page.waitForEvent('download');
+    await again.getByRole('button', { name: 'Export answers JSON' }).click();
+    const text = readFileSync((await (await jsonDownload).path())!, 'utf8');
+    expect(text).not.toContain('sk-test');
+    const json = JSON.parse(text) as {
+      settings: { engine: { kind: string; model: string; baseUrl: string } };
+      answers: { question: string; computedAt: number }[];
+    };
+    expect(json.settings.engine).toMatchObject({ kind: 'openai', model: 'test-model' });
+    expect(json.answers).toHaveLength(3);
+    expect(json.answers.filter((a) => a.computedAt < resumedAt)).toHaveLength(1);
+
+    // Listed among the stored runs as an answer run.
+    await expect(page.getByTestId('eval-runs')).toContainText('answers · quality.jsonl');
     expect(problems).toEqual([]);
     expect(urls.filter((u) => !isLocal(u))).toEqual([]);
     await page.context().close();

@@ -37,16 +37,7 @@ import { ResultsTable } from './ResultsTable';
 import { AnswerEval } from './AnswerEval';
 import { EngineProvider } from '../answer/useEngine';
 import { runJson, summaryCsv } from './export';
-
-/** Offer `text` as a file download (a blob: URL of this page's origin; nothing is sent). */
-function download(name: string, type: string, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
+import { download } from './download';
 
 interface Loaded {
   files: { name: string; text: string }[];
@@ -90,9 +81,13 @@ export function EvaluatePage() {
   const [runs, setRuns] = useState<EvalRunRecord[]>([]);
   const [runError, setRunError] = useState<string | null>(null);
   const [metric, setMetric] = useState<'gold' | 'answer'>('gold');
+  /** The stored answer run shown in the answer section, and a count that remounts that section. */
+  const [answerShown, setAnswerShown] = useState<EvalRunRecord | null>(null);
+  const [answerEpoch, setAnswerEpoch] = useState(0);
   const worker = useRef<WorkerClient<EvalApi> | null>(null);
   const controller = useRef<AbortController | null>(null);
   const resumedOnce = useRef(false);
+  const showAnswerRunRef = useRef<((run: EvalRunRecord) => void) | null>(null);
   const openRef = useRef<
     ((conn: LibraryDb, run: EvalRunRecord, resume: boolean) => Promise<void>) | null
   >(null);
@@ -117,11 +112,15 @@ export function EvaluatePage() {
         setDb(opened);
         const all = await listEvalRuns(opened);
         setRuns(all);
-        const interrupted = all.find((r) => r.status === 'running');
+        const interrupted = all.find((r) => r.status === 'running' && r.kind !== 'answers');
         if (interrupted && !resumedOnce.current) {
           resumedOnce.current = true;
           void openRef.current?.(opened, interrupted, true);
         }
+        // An interrupted answer run is shown with a Resume button, never resumed by itself: its
+        // engine may be a paid API. (A grid run resumed above keeps its own file section.)
+        const answers = all.find((r) => r.status === 'running' && r.kind === 'answers');
+        if (answers && !interrupted) showAnswerRunRef.current?.(answers);
       })
       .catch((e: unknown) =>
         setFatal(`The library database could not be opened: ${(e as Error).message}`),
@@ -156,6 +155,9 @@ export function EvaluatePage() {
       return;
     }
     setLoaded({ files: [main, ...companions], benchmark: parsed.value });
+    // A new file: the answer section starts afresh (a stored answer run stays in the list).
+    setAnswerShown(null);
+    setAnswerEpoch((e) => e + 1);
   };
 
   useEffect(() => {
@@ -274,6 +276,23 @@ export function EvaluatePage() {
     openRef.current = open;
   }, [open]);
 
+  /** Show a stored answer run: its file becomes the loaded one, the answer section shows it. */
+  const showAnswerRun = useCallback((run: EvalRunRecord) => {
+    const [main, ...companions] = run.files;
+    const parsed = parseBenchmarkFile(main.name, main.text, companions);
+    if (!parsed.ok) {
+      setRunError(parsed.error);
+      return;
+    }
+    setFileError(null);
+    setLoaded({ files: run.files, benchmark: parsed.value });
+    setAnswerShown(run);
+    setAnswerEpoch((e) => e + 1);
+  }, []);
+  useEffect(() => {
+    showAnswerRunRef.current = showAnswerRun;
+  }, [showAnswerRun]);
+
   const run = async () => {
     if (!db || !loaded || !gridState.spec) return;
     const n = Number(sample);
@@ -323,6 +342,11 @@ export function EvaluatePage() {
 
   const remove = async (id: string) => {
     if (!db) return;
+    if (runs.find((r) => r.id === id)?.kind === 'answers') {
+      // The answer section lets the run go (and stops it, if it is running).
+      setAnswerShown(null);
+      setAnswerEpoch((e) => e + 1);
+    }
     if (active?.run.id === id) {
       controller.current?.abort();
       setActive(null);
@@ -542,9 +566,17 @@ export function EvaluatePage() {
         </section>
       )}
 
-      {b && library && (
+      {b && loaded && library && db && (
         <EngineProvider library={library}>
-          <AnswerEval items={b.items} />
+          <AnswerEval
+            key={answerEpoch}
+            items={b.items}
+            files={loaded.files}
+            format={b.label}
+            db={db}
+            shown={answerShown}
+            onRunsChanged={() => void refreshRuns(db)}
+          />
         </EngineProvider>
       )}
 
@@ -685,9 +717,15 @@ export function EvaluatePage() {
           <ul className="eval-runs" data-testid="eval-runs">
             {runs.map((r) => (
               <li key={r.id}>
-                {r.fileName} · {new Date(r.createdAt).toLocaleString()} · {r.status}
+                {r.kind === 'answers' ? 'answers' : 'retrieval grid'} · {r.fileName} ·{' '}
+                {new Date(r.createdAt).toLocaleString()} · {r.status}
                 {r.error ? ` (${r.error})` : ''}{' '}
-                <button type="button" onClick={() => db && void open(db, r, false)}>
+                <button
+                  type="button"
+                  onClick={() =>
+                    r.kind === 'answers' ? showAnswerRun(r) : db && void open(db, r, false)
+                  }
+                >
                   Show
                 </button>{' '}
                 <button type="button" onClick={() => void remove(r.id)}>
