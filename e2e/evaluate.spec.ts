@@ -314,3 +314,76 @@ test('answer evaluation is stored as it goes: reloaded mid-run, resumed, the ans
     await server.close();
   }
 });
+
+test('answer evaluation offers QRMeM with its settings: estimated first, then it answers through the scripted server beside FragRel', async ({
+  browser,
+}) => {
+  test.setTimeout(120_000);
+  const server = await startOpenAiServer();
+  const urls: string[] = [];
+  const problems: string[] = [];
+  try {
+    const doc = JSON.parse(readFileSync(QUALITY, 'utf8').split('\n')[0]) as {
+      outputs: string[];
+    };
+    // Each QRMeM step answered by a phrase of its prompt (as in e2e/qrmem.spec.ts).
+    server.routes = [
+      { when: 'List the key entities', reply: say('["Earth"]') },
+      { when: 'For each pair', reply: say('[]') },
+      { when: 'Summarise the following text', reply: say('A story.') },
+      { when: 'new questions about the document', reply: say('[]') },
+      { when: 'this question is about', reply: say('["Earth"]') },
+      {
+        when: 'Can the question be answered from these passages?',
+        reply: say(
+          JSON.stringify({ answerable: true, answer: doc.outputs[0], reason: 'It says so.' }),
+        ),
+      },
+      { when: 'Answer the question from the passages', reply: say(doc.outputs[0]) },
+    ];
+    server.fallback = say(doc.outputs[0]);
+    const page = await openLocalPage(browser, urls, problems);
+    await page.goto('/evaluate.html');
+    await dropFiles(page, [{ name: 'quality.jsonl', bytes: qualitySubset(1) }]);
+    const section = page.getByTestId('answer-eval');
+    await configureLoopbackEngine(section, server, { contextWindow: 8192 });
+    await section.getByTestId('answer-sample').fill('1');
+    await section.getByLabel('QRMeM', { exact: true }).check();
+    // Its settings: no generated questions (no graph update), one trial at most.
+    await section.getByText('Settings of QRMeM').click();
+    await section.getByLabel('Generated questions').fill('0');
+    await section.getByLabel('Trials at most').fill('1');
+
+    const start = section.getByRole('button', { name: 'Start answering' });
+    await expect(start).toBeDisabled();
+    await section.getByRole('button', { name: 'Estimate the cost' }).click();
+    const estimate = section.getByTestId('answer-estimate');
+    await expect(estimate.locator('tbody tr')).toHaveCount(2);
+    const estimated = async (id: string) =>
+      Number(await estimate.locator(`tr[data-pipeline="${id}"] td`).first().textContent());
+    expect(await estimated('fragrel')).toBe(1);
+    // QRMeM extracts entities from every segment before it navigates: many calls.
+    expect(await estimated('qrmem')).toBeGreaterThan(3);
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+
+    await start.click();
+    await expect(section.getByTestId('answer-status')).toHaveText('done', { timeout: 90_000 });
+    const row = section.getByTestId('answer-table').locator('tr[data-pipeline="qrmem"] td');
+    await expect(row.nth(0)).toHaveText('1');
+    await expect(row.nth(1)).toHaveText('0');
+    // Scored: the gold option, so letter accuracy 100%.
+    await expect(row.nth(5)).toHaveText('100.0');
+    const posts = server.requests.filter((r) => r.method === 'POST');
+    const qrmemCalls = Number(await row.nth(6).textContent());
+    expect(qrmemCalls).toBeGreaterThan(3);
+    expect(posts).toHaveLength(qrmemCalls + 1);
+    // Its settings were used: no question generation was asked for.
+    const prompts = posts.map((r) => (r.body?.messages ?? []).map((m) => m.content).join('\n'));
+    expect(prompts.some((p) => p.includes('new questions about the document'))).toBe(false);
+    expect(problems).toEqual([]);
+    expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+    await page.context().close();
+  } finally {
+    await server.close();
+  }
+});
