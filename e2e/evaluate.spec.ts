@@ -3,7 +3,9 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
+import { requireRealModel } from '../test/real-models';
 import { dropFiles } from './support/drop';
+import { startHubMirror } from './support/hub-mirror';
 import { isLocal, openLocalPage } from './support/local-page';
 import { configureLoopbackEngine } from './support/loopback-engine';
 import { startOpenAiServer, type Reply } from './support/openai-server';
@@ -385,5 +387,48 @@ test('answer evaluation offers QRMeM with its settings: estimated first, then it
     await page.context().close();
   } finally {
     await server.close();
+  }
+});
+
+test('the grid with the real MiniLM embedder: loaded from the hub mirror, its dense row shown', async ({
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  requireRealModel('all-MiniLM-L6-v2');
+  const mirror = await startHubMirror();
+  const urls: string[] = [];
+  const problems: string[] = [];
+  try {
+    const page = await openLocalPage(browser, urls, problems);
+    await page.goto('/evaluate.html');
+    await dropFiles(page, [{ name: 'quality.jsonl', bytes: qualitySubset(1) }]);
+    await expect(page.getByTestId('eval-format')).toHaveText('L-Eval JSONL');
+    // A tiny grid: BM25 and MiniLM dense, plain, 500-word fragments, one budget, 3 questions.
+    await page.getByLabel('all-MiniLM-L6-v2 (transformer, ~23 MB download)').check();
+    await page.getByTestId('eval-hub-host').fill(mirror.url);
+    await page.getByLabel('dense (all-MiniLM-L6-v2)').check();
+    await page.getByLabel('context structure (Eq. 7)').uncheck();
+    await page.getByLabel('fragment sizes (words)').fill('500');
+    await page.getByLabel('budgets').fill('1000');
+    await page.getByTestId('eval-sample').fill('3');
+    await expect(page.getByTestId('eval-grid-size')).toContainText(
+      '2 configurations × 3 questions = 6 results',
+    );
+    await page.getByRole('button', { name: 'Run the grid' }).click();
+    await expect(page.getByTestId('eval-status')).toHaveText('done', { timeout: 150_000 });
+    await expect(page.getByTestId('eval-embedder')).toHaveText('all-MiniLM-L6-v2');
+    const rows = page.getByTestId('eval-table-gold').locator('tbody tr');
+    await expect(rows).toHaveCount(2);
+    await expect(rows.nth(1)).toContainText('dense');
+    await expect(rows.nth(1)).toContainText('3 / 3');
+    // The weights came from the mirror; nothing left 127.0.0.1.
+    expect(urls).toContain(
+      `${mirror.url}Xenova/all-MiniLM-L6-v2/resolve/main/onnx/model_quantized.onnx`,
+    );
+    expect(problems).toEqual([]);
+    expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+    await page.context().close();
+  } finally {
+    await mirror.close();
   }
 });

@@ -9,6 +9,9 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { STATIC_EMBEDDER_ID, STATIC_MODEL_PATH } from '../../core/embed/static';
+import type { EmbedderSpec } from '../../models/embedder';
+import { DEFAULT_HUB_HOST } from '../../models/settings';
+import { RECOMMENDED_EMBEDDER } from '../library-service';
 import { parseBenchmarkFile, type ParsedBenchmark } from '../../core/eval/datasets';
 import {
   configKey,
@@ -56,9 +59,25 @@ interface Active {
   running: boolean;
 }
 
-const SCORERS: { id: GridScorer; label: string }[] = [
+/**
+ * The embedders the grid's dense and hybrid scores and the semantic relation can use: the offline
+ * GloVe vectors, or the transformer the library recommends (all-MiniLM-L6-v2, downloaded from the
+ * hub host the library uses, loaded by the same models/embedder.ts as the main page).
+ */
+const GRID_EMBEDDERS = [
+  { id: STATIC_EMBEDDER_ID, label: 'GloVe word vectors (offline)' },
+  { id: RECOMMENDED_EMBEDDER, label: 'all-MiniLM-L6-v2 (transformer, ~23 MB download)' },
+] as const;
+
+const scorersOf = (embedder: string): { id: GridScorer; label: string }[] => [
   { id: 'bm25', label: 'BM25' },
-  { id: 'dense', label: 'dense (GloVe word vectors, offline)' },
+  {
+    id: 'dense',
+    label:
+      embedder === STATIC_EMBEDDER_ID
+        ? 'dense (GloVe word vectors, offline)'
+        : `dense (${embedder})`,
+  },
   { id: 'hybrid', label: 'hybrid (BM25 + dense)' },
 ];
 
@@ -81,6 +100,9 @@ export function EvaluatePage() {
   const [runs, setRuns] = useState<EvalRunRecord[]>([]);
   const [runError, setRunError] = useState<string | null>(null);
   const [metric, setMetric] = useState<'gold' | 'answer'>('gold');
+  const [embedderId, setEmbedderId] = useState<string>(STATIC_EMBEDDER_ID);
+  /** Where a transformer embedder is downloaded from: the library's hub host until edited. */
+  const [hubHost, setHubHost] = useState<string | null>(null);
   /** The stored answer run shown in the answer section, and a count that remounts that section. */
   const [answerShown, setAnswerShown] = useState<EvalRunRecord | null>(null);
   const [answerEpoch, setAnswerEpoch] = useState(0);
@@ -110,6 +132,11 @@ export function EvaluatePage() {
         const opened = openedLibrary.db;
         setLibrary(openedLibrary);
         setDb(opened);
+        const stored = await openedLibrary
+          .getSettings({ index: { hubHost: DEFAULT_HUB_HOST } as Record<string, unknown> })
+          .catch(() => null);
+        const host = (stored?.index as { hubHost?: unknown } | undefined)?.hubHost;
+        setHubHost((h) => h ?? (typeof host === 'string' && host ? host : DEFAULT_HUB_HOST));
         const all = await listEvalRuns(opened);
         setRuns(all);
         const interrupted = all.find((r) => r.status === 'running' && r.kind !== 'answers');
@@ -296,8 +323,12 @@ export function EvaluatePage() {
   const run = async () => {
     if (!db || !loaded || !gridState.spec) return;
     const n = Number(sample);
+    const embedder: EmbedderSpec =
+      embedderId === STATIC_EMBEDDER_ID
+        ? { id: STATIC_EMBEDDER_ID, url: new URL(STATIC_MODEL_PATH, document.baseURI).href }
+        : { id: embedderId, modelId: embedderId, host: hubHost ?? DEFAULT_HUB_HOST };
     const settings: EvalRunSettings = {
-      embedder: { id: STATIC_EMBEDDER_ID, url: new URL(STATIC_MODEL_PATH, document.baseURI).href },
+      embedder,
       baseline: baselineKey,
       ...(sample.trim() && Number.isInteger(n) && n > 0 ? { sample: n } : {}),
       bootstrap: BOOTSTRAP,
@@ -442,8 +473,32 @@ export function EvaluatePage() {
             }}
           >
             <fieldset>
+              <legend>Embedder (dense, hybrid, semantic kNN)</legend>
+              {GRID_EMBEDDERS.map((e) => (
+                <label key={e.id}>
+                  <input
+                    type="radio"
+                    name="grid-embedder"
+                    checked={embedderId === e.id}
+                    onChange={() => setEmbedderId(e.id)}
+                  />{' '}
+                  {e.label}
+                </label>
+              ))}
+              {embedderId !== STATIC_EMBEDDER_ID && (
+                <label>
+                  hub host{' '}
+                  <input
+                    value={hubHost ?? ''}
+                    onChange={(e) => setHubHost(e.target.value)}
+                    data-testid="eval-hub-host"
+                  />
+                </label>
+              )}
+            </fieldset>
+            <fieldset>
               <legend>Scorers (Eq. 4)</legend>
-              {SCORERS.map((s) => (
+              {scorersOf(embedderId).map((s) => (
                 <label key={s.id}>
                   <input
                     type="checkbox"
@@ -672,7 +727,8 @@ export function EvaluatePage() {
                   activeSpec.configs.find((c) => configKey(c) === activeSettings.baseline)!,
                 )
               : activeSettings.baseline}
-            . Intervals: paired bootstrap over questions, {activeSettings.bootstrap.resamples}{' '}
+            . Embedder: <span data-testid="eval-embedder">{activeSettings.embedder.id}</span>.
+            Intervals: paired bootstrap over questions, {activeSettings.bootstrap.resamples}{' '}
             resamples, seed {activeSettings.bootstrap.seed}.
           </p>
           <fieldset className="eval-metric">
