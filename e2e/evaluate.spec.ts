@@ -307,6 +307,11 @@ test('answer evaluation is stored as it goes: reloaded mid-run, resumed, the ans
     expect(json.answers).toHaveLength(3);
     expect(json.answers.filter((a) => a.computedAt < resumedAt)).toHaveLength(1);
 
+    // The picture of docs/evaluation.md (the answer section after the resumed run).
+    if (process.env.UPDATE_SCREENSHOTS) {
+      await again.locator('details').last().locator('summary').click();
+      await again.screenshot({ path: resolve(HERE, '../docs/screenshot-evaluate-answers.png') });
+    }
     // Listed among the stored runs as an answer run.
     await expect(page.getByTestId('eval-runs')).toContainText('answers · quality.jsonl');
     expect(problems).toEqual([]);
