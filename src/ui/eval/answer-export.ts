@@ -40,6 +40,13 @@ export const ANSWER_CSV_HEADER = [
   'computed_at',
 ] as const;
 
+/**
+ * papaparse's own `escapeFormulae: true` pattern (/^[=+\-@\t\r].*$/) misses a cell that starts
+ * with "=" and holds a line break (`.` stops at it), and model answers do: a leading character
+ * is what a spreadsheet looks at, so this pattern looks at nothing else.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 const num = (x: number | null | undefined) => (x === null || x === undefined ? '' : x);
 
 export function answerCsv(
@@ -70,7 +77,7 @@ export function answerCsv(
   ]);
   return Papa.unparse(
     { fields: [...ANSWER_CSV_HEADER], data },
-    { escapeFormulae: true, newline: '\n' },
+    { escapeFormulae: FORMULA_START, newline: '\n' },
   );
 }
 
