@@ -11,6 +11,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
+import { configureLoopbackEngine } from './support/loopback-engine';
 import { startOpenAiServer, type OpenAiServer, type Reply } from './support/openai-server';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -58,11 +59,7 @@ test.beforeAll(async ({ browser }) => {
   await page.getByLabel('Question').fill(QUESTION);
   await page.getByRole('button', { name: 'Ask', exact: true }).click();
   await expect(page.getByTestId('retrieval-summary')).toContainText(QUESTION);
-  await page.getByLabel('Engine', { exact: true }).selectOption('openai');
-  await page.getByLabel('Base URL').fill(`${server.url}/v1`);
-  await page.getByLabel('Model', { exact: true }).fill('test-model');
-  await page.getByLabel('API key').fill('sk-test-0123456789');
-  await page.getByLabel('Context window (tokens)').fill('4096');
+  await configureLoopbackEngine(page, server);
   await panel().getByText('Compare pipelines side by side').click();
 });
 

@@ -3,8 +3,11 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
+import { requireRealModel } from '../test/real-models';
 import { dropFiles } from './support/drop';
+import { startHubMirror } from './support/hub-mirror';
 import { isLocal, openLocalPage } from './support/local-page';
+import { configureLoopbackEngine } from './support/loopback-engine';
 import { startOpenAiServer, type Reply } from './support/openai-server';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -174,11 +177,7 @@ test('answer evaluation: the cost is estimated before starting, then FragRel ans
     await dropFiles(page, [{ name: 'quality.jsonl', bytes: qualitySubset(1) }]);
     await expect(page.getByTestId('eval-format')).toHaveText('L-Eval JSONL');
     const section = page.getByTestId('answer-eval');
-    await section.getByLabel('Engine').selectOption('openai');
-    await section.getByLabel('Base URL').fill(`${server.url}/v1`);
-    await section.getByLabel('Model', { exact: true }).fill('test-model');
-    await section.getByLabel('API key').fill('sk-test-0123456789');
-    await section.getByLabel('Context window (tokens)').fill('8192');
+    await configureLoopbackEngine(section, server, { contextWindow: 8192 });
     await section.getByTestId('answer-sample').fill('2');
 
     // Nothing can start before the cost is estimated; the estimate sends nothing.
@@ -211,5 +210,230 @@ test('answer evaluation: the cost is estimated before starting, then FragRel ans
     await page.context().close();
   } finally {
     await server.close();
+  }
+});
+
+test('answer evaluation is stored as it goes: reloaded mid-run, resumed, the answered questions are not asked again; CSV and JSON with the settings', async ({
+  browser,
+}) => {
+  test.setTimeout(120_000);
+  const server = await startOpenAiServer();
+  const urls: string[] = [];
+  const problems: string[] = [];
+  try {
+    const doc = JSON.parse(readFileSync(QUALITY, 'utf8').split('\n')[0]) as {
+      instructions: string[];
+      outputs: string[];
+    };
+    const stem = (k: number) => doc.instructions[k].split('\n')[0].trim();
+    // The second question's answer takes long: the page is reloaded while it is in flight.
+    server.routes = [
+      { when: stem(0), reply: say(doc.outputs[0]) },
+      {
+        when: stem(1),
+        reply: { kind: 'answer', pieces: ['(A) slow', ' answer'], delayMs: 20_000 },
+      },
+      { when: stem(2), reply: say(doc.outputs[2]) },
+    ];
+    const asked = (k: number) =>
+      server.requests.filter(
+        (r) =>
+          r.method === 'POST' && (r.body?.messages ?? []).some((m) => m.content.includes(stem(k))),
+      ).length;
+    const page = await openLocalPage(browser, urls, problems);
+    await page.goto('/evaluate.html');
+    await dropFiles(page, [{ name: 'quality.jsonl', bytes: qualitySubset(1) }]);
+    const section = page.getByTestId('answer-eval');
+    await configureLoopbackEngine(section, server, { contextWindow: 8192 });
+    await section.getByTestId('answer-sample').fill('3');
+    await section.getByRole('button', { name: 'Estimate the cost' }).click();
+    await section.getByRole('button', { name: 'Start answering' }).click();
+
+    // The first answer is stored; the second question is being asked: reload now.
+    await expect(section.getByTestId('answer-progress')).toHaveText('1 / 3 answers', {
+      timeout: 30_000,
+    });
+    await expect.poll(() => asked(1), { timeout: 30_000 }).toBe(1);
+    expect(asked(0)).toBe(1);
+    await page.reload();
+
+    // The interrupted run is shown with what it stored, and waits for the user (a paid API
+    // engine is never resumed by itself).
+    const again = page.getByTestId('answer-eval');
+    await expect(again.getByTestId('answer-interrupted')).toBeVisible({ timeout: 30_000 });
+    await expect(again.getByTestId('answer-progress')).toHaveText('1 / 3 answers');
+    await expect(page.getByTestId('eval-format')).toHaveText('L-Eval JSONL');
+    await page.waitForTimeout(500);
+    expect(asked(2)).toBe(0);
+    // The engine settings were kept; the key was not remembered, so it is typed again.
+    await again.getByLabel('API key').fill('sk-test-0123456789');
+    server.routes[1] = { when: stem(1), reply: say(`(B) ${doc.outputs[1]}`) };
+    const resumedAt = Date.now();
+    await again.getByRole('button', { name: 'Resume answering' }).click();
+    await expect(again.getByTestId('answer-status')).toHaveText('done', { timeout: 60_000 });
+    await expect(again.getByTestId('answer-progress')).toHaveText('3 / 3 answers');
+    await expect(
+      again.getByTestId('answer-table').locator('tr[data-pipeline="fragrel"] td').first(),
+    ).toHaveText('3');
+
+    // The stored question was not asked again; the one in flight at the reload was (its answer
+    // never arrived), and the third once.
+    expect([asked(0), asked(1), asked(2)]).toEqual([1, 2, 1]);
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(4);
+
+    // CSV: one row per answer, with the settings that produced it.
+    const csvDownload = page.waitForEvent('download');
+    await again.getByRole('button', { name: 'Export answers CSV' }).click();
+    const csv = readFileSync((await (await csvDownload).path())!, 'utf8')
+      .trim()
+      .split('\n');
+    expect(csv[0]).toBe(
+      'pipeline,question,status,f1,em,contain,letter,calls,tokens_in,tokens_out,answer,error,engine,model,fragment_words,budget_words,alpha,w_rel,computed_at',
+    );
+    expect(csv).toHaveLength(4);
+    expect(
+      csv.slice(1).every((l) => /^fragrel,.*,openai,test-model,500,2000,0.5,0.3,/.test(l)),
+    ).toBe(true);
+    // JSON: the first answer kept its time (not asked again), the engine without its key.
+    const jsonDownload = page.waitForEvent('download');
+    await again.getByRole('button', { name: 'Export answers JSON' }).click();
+    const text = readFileSync((await (await jsonDownload).path())!, 'utf8');
+    expect(text).not.toContain('sk-test');
+    const json = JSON.parse(text) as {
+      settings: { engine: { kind: string; model: string; baseUrl: string } };
+      answers: { question: string; computedAt: number }[];
+    };
+    expect(json.settings.engine).toMatchObject({ kind: 'openai', model: 'test-model' });
+    expect(json.answers).toHaveLength(3);
+    expect(json.answers.filter((a) => a.computedAt < resumedAt)).toHaveLength(1);
+
+    // The picture of docs/evaluation.md (the answer section after the resumed run).
+    if (process.env.UPDATE_SCREENSHOTS) {
+      await again.locator('details').last().locator('summary').click();
+      await again.screenshot({ path: resolve(HERE, '../docs/screenshot-evaluate-answers.png') });
+    }
+    // Listed among the stored runs as an answer run.
+    await expect(page.getByTestId('eval-runs')).toContainText('answers · quality.jsonl');
+    expect(problems).toEqual([]);
+    expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+    await page.context().close();
+  } finally {
+    await server.close();
+  }
+});
+
+test('answer evaluation offers QRMeM with its settings: estimated first, then it answers through the scripted server beside FragRel', async ({
+  browser,
+}) => {
+  test.setTimeout(120_000);
+  const server = await startOpenAiServer();
+  const urls: string[] = [];
+  const problems: string[] = [];
+  try {
+    const doc = JSON.parse(readFileSync(QUALITY, 'utf8').split('\n')[0]) as {
+      outputs: string[];
+    };
+    // Each QRMeM step answered by a phrase of its prompt (as in e2e/qrmem.spec.ts).
+    server.routes = [
+      { when: 'List the key entities', reply: say('["Earth"]') },
+      { when: 'For each pair', reply: say('[]') },
+      { when: 'Summarise the following text', reply: say('A story.') },
+      { when: 'new questions about the document', reply: say('[]') },
+      { when: 'this question is about', reply: say('["Earth"]') },
+      {
+        when: 'Can the question be answered from these passages?',
+        reply: say(
+          JSON.stringify({ answerable: true, answer: doc.outputs[0], reason: 'It says so.' }),
+        ),
+      },
+      { when: 'Answer the question from the passages', reply: say(doc.outputs[0]) },
+    ];
+    server.fallback = say(doc.outputs[0]);
+    const page = await openLocalPage(browser, urls, problems);
+    await page.goto('/evaluate.html');
+    await dropFiles(page, [{ name: 'quality.jsonl', bytes: qualitySubset(1) }]);
+    const section = page.getByTestId('answer-eval');
+    await configureLoopbackEngine(section, server, { contextWindow: 8192 });
+    await section.getByTestId('answer-sample').fill('1');
+    await section.getByLabel('QRMeM', { exact: true }).check();
+    // Its settings: no generated questions (no graph update), one trial at most.
+    await section.getByText('Settings of QRMeM').click();
+    await section.getByLabel('Generated questions').fill('0');
+    await section.getByLabel('Trials at most').fill('1');
+
+    const start = section.getByRole('button', { name: 'Start answering' });
+    await expect(start).toBeDisabled();
+    await section.getByRole('button', { name: 'Estimate the cost' }).click();
+    const estimate = section.getByTestId('answer-estimate');
+    await expect(estimate.locator('tbody tr')).toHaveCount(2);
+    const estimated = async (id: string) =>
+      Number(await estimate.locator(`tr[data-pipeline="${id}"] td`).first().textContent());
+    expect(await estimated('fragrel')).toBe(1);
+    // QRMeM extracts entities from every segment before it navigates: many calls.
+    expect(await estimated('qrmem')).toBeGreaterThan(3);
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(0);
+
+    await start.click();
+    await expect(section.getByTestId('answer-status')).toHaveText('done', { timeout: 90_000 });
+    const row = section.getByTestId('answer-table').locator('tr[data-pipeline="qrmem"] td');
+    await expect(row.nth(0)).toHaveText('1');
+    await expect(row.nth(1)).toHaveText('0');
+    // Scored: the gold option, so letter accuracy 100%.
+    await expect(row.nth(5)).toHaveText('100.0');
+    const posts = server.requests.filter((r) => r.method === 'POST');
+    const qrmemCalls = Number(await row.nth(6).textContent());
+    expect(qrmemCalls).toBeGreaterThan(3);
+    expect(posts).toHaveLength(qrmemCalls + 1);
+    // Its settings were used: no question generation was asked for.
+    const prompts = posts.map((r) => (r.body?.messages ?? []).map((m) => m.content).join('\n'));
+    expect(prompts.some((p) => p.includes('new questions about the document'))).toBe(false);
+    expect(problems).toEqual([]);
+    expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+    await page.context().close();
+  } finally {
+    await server.close();
+  }
+});
+
+test('the grid with the real MiniLM embedder: loaded from the hub mirror, its dense row shown', async ({
+  browser,
+}) => {
+  test.setTimeout(180_000);
+  requireRealModel('all-MiniLM-L6-v2');
+  const mirror = await startHubMirror();
+  const urls: string[] = [];
+  const problems: string[] = [];
+  try {
+    const page = await openLocalPage(browser, urls, problems);
+    await page.goto('/evaluate.html');
+    await dropFiles(page, [{ name: 'quality.jsonl', bytes: qualitySubset(1) }]);
+    await expect(page.getByTestId('eval-format')).toHaveText('L-Eval JSONL');
+    // A tiny grid: BM25 and MiniLM dense, plain, 500-word fragments, one budget, 3 questions.
+    await page.getByLabel('all-MiniLM-L6-v2 (transformer, ~23 MB download)').check();
+    await page.getByTestId('eval-hub-host').fill(mirror.url);
+    await page.getByLabel('dense (all-MiniLM-L6-v2)').check();
+    await page.getByLabel('context structure (Eq. 7)').uncheck();
+    await page.getByLabel('fragment sizes (words)').fill('500');
+    await page.getByLabel('budgets').fill('1000');
+    await page.getByTestId('eval-sample').fill('3');
+    await expect(page.getByTestId('eval-grid-size')).toContainText(
+      '2 configurations × 3 questions = 6 results',
+    );
+    await page.getByRole('button', { name: 'Run the grid' }).click();
+    await expect(page.getByTestId('eval-status')).toHaveText('done', { timeout: 150_000 });
+    await expect(page.getByTestId('eval-embedder')).toHaveText('all-MiniLM-L6-v2');
+    const rows = page.getByTestId('eval-table-gold').locator('tbody tr');
+    await expect(rows).toHaveCount(2);
+    await expect(rows.nth(1)).toContainText('dense');
+    await expect(rows.nth(1)).toContainText('3 / 3');
+    // The weights came from the mirror; nothing left 127.0.0.1.
+    expect(urls).toContain(
+      `${mirror.url}Xenova/all-MiniLM-L6-v2/resolve/main/onnx/model_quantized.onnx`,
+    );
+    expect(problems).toEqual([]);
+    expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+    await page.context().close();
+  } finally {
+    await mirror.close();
   }
 });

@@ -14,6 +14,7 @@ import { expect, test } from '@playwright/test';
 import { dropFiles } from './support/drop';
 import { startHubMirror } from './support/hub-mirror';
 import { isLocal, openLocalPage } from './support/local-page';
+import { configureLoopbackEngine } from './support/loopback-engine';
 import { startOpenAiServer } from './support/openai-server';
 
 const ALICE = resolve('../shared/datasets/gutenberg/pg11.txt');
@@ -45,11 +46,7 @@ test('LongRAG reranks with a cross-encoder loaded by transformers.js from the hu
     await page.getByLabel('Question').fill(QUESTION);
     await page.getByRole('button', { name: 'Ask', exact: true }).click();
     await expect(page.getByTestId('retrieval-summary')).toContainText(QUESTION);
-    await page.getByLabel('Engine').selectOption('openai');
-    await page.getByLabel('Base URL').fill(`${server.url}/v1`);
-    await page.getByLabel('Model', { exact: true }).fill('test-model');
-    await page.getByLabel('API key').fill('sk-test-0123456789');
-    await page.getByLabel('Context window (tokens)').fill('4096');
+    await configureLoopbackEngine(page, server);
 
     const panel = page.getByTestId('pipelines-panel');
     await panel.getByRole('radio', { name: 'LongRAG' }).check();

@@ -4,7 +4,7 @@
  * server on 127.0.0.1 (support/openai-server.ts), which answers each step by a phrase of its
  * prompt. The captured requests show each step's prompt; the trace shows every call.
  *
- * The engine is set up by `configureEngine`; a run on a real GGUF model in wllama needs only
+ * The engine is set up by `configureLoopbackEngine` (support/loopback-engine.ts); a run on a real GGUF model in wllama needs only
  * another set-up there (the model URL as its parameter) and the trace assertions that do not
  * depend on scripted replies.
  */
@@ -14,6 +14,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
+import { configureLoopbackEngine } from './support/loopback-engine';
 import {
   startOpenAiServer,
   type OpenAiServer,
@@ -95,17 +96,9 @@ test.beforeAll(async ({ browser }) => {
   await page.getByLabel('Question').fill(QUESTION);
   await page.getByRole('button', { name: 'Ask', exact: true }).click();
   await expect(page.getByTestId('retrieval-summary')).toContainText(QUESTION);
-  await configureEngine(page, `${server.url}/v1`);
+  // The OpenAI-compatible engine with a 4,096-token window (the small-model case).
+  await configureLoopbackEngine(page, server, { contextWindow: CONTEXT });
 });
-
-/** The OpenAI-compatible engine at `baseUrl` with a 4,096-token window (the small-model case). */
-async function configureEngine(page: Page, baseUrl: string) {
-  await page.getByLabel('Engine').selectOption('openai');
-  await page.getByLabel('Base URL').fill(baseUrl);
-  await page.getByLabel('Model', { exact: true }).fill('test-model');
-  await page.getByLabel('API key').fill('sk-test-0123456789');
-  await page.getByLabel('Context window (tokens)').fill(String(CONTEXT));
-}
 
 test.afterAll(async () => {
   await page?.context().close();

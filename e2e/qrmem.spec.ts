@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
+import { configureLoopbackEngine } from './support/loopback-engine';
 import { startOpenAiServer, type RecordedRequest } from './support/openai-server';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -66,11 +67,7 @@ test('QRMeM answers about a dropped book and the graph view shows the navigated 
     await page.getByLabel('Question').fill(QUESTION);
     await page.getByRole('button', { name: 'Ask', exact: true }).click();
     await expect(page.getByTestId('retrieval-summary')).toContainText(QUESTION);
-    await page.getByLabel('Engine').selectOption('openai');
-    await page.getByLabel('Base URL').fill(`${server.url}/v1`);
-    await page.getByLabel('Model', { exact: true }).fill('test-model');
-    await page.getByLabel('API key').fill('sk-test-0123456789');
-    await page.getByLabel('Context window (tokens)').fill('4096');
+    await configureLoopbackEngine(page, server);
 
     const panel = page.getByTestId('pipelines-panel');
     const runQrmem = async () => {
@@ -141,11 +138,7 @@ test('QRMeM answers about a dropped book and the graph view shows the navigated 
     await page.getByLabel('Question').fill(QUESTION);
     await page.getByRole('button', { name: 'Ask', exact: true }).click();
     await expect(page.getByTestId('retrieval-summary')).toContainText(QUESTION);
-    await page.getByLabel('Engine').selectOption('openai');
-    await page.getByLabel('Base URL').fill(`${server.url}/v1`);
-    await page.getByLabel('Model', { exact: true }).fill('test-model');
-    await page.getByLabel('API key').fill('sk-test-0123456789');
-    await page.getByLabel('Context window (tokens)').fill('4096');
+    await configureLoopbackEngine(page, server);
     await runQrmem();
     await expect(
       panel.getByTestId('pipeline-trace').locator('[data-step="qrmem.build.segment"]'),

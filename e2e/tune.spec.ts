@@ -116,7 +116,7 @@ test('tuning can be cancelled and changes nothing', async ({ browser }) => {
   await page.context().close();
 });
 
-test('tune on labels: an L-Eval file holding the document; a wrong or malformed file gets a message', async ({
+test('tune on labels: an L-Eval file and a simple JSONL holding the document; a wrong, malformed or gold-less file gets a message', async ({
   browser,
 }) => {
   const LEVAL = resolve(HERE, '../../shared/datasets/leval');
@@ -139,7 +139,19 @@ test('tune on labels: an L-Eval file holding the document; a wrong or malformed 
     buffer: Buffer.from('{"input": "x"\n'),
   });
   await expect(panel.getByTestId('tune-error')).toContainText(
-    '“broken.jsonl” is not an L-Eval file',
+    '“broken.jsonl” could not be read as a benchmark file',
+  );
+  // A file in a known format without gold passages: nothing to tune on, and it says so.
+  const sentences = record.input.split(/(?<=[.!?])\s+/).filter((x) => x.split(' ').length > 8);
+  await input.setInputFiles({
+    name: 'answers-only.jsonl',
+    mimeType: 'application/json',
+    buffer: Buffer.from(
+      `${JSON.stringify({ document: record.input, question: 'Who?', answers: ['Someone here'] })}\n`,
+    ),
+  });
+  await expect(panel.getByTestId('tune-error')).toContainText(
+    '“answers-only.jsonl” (FragRel simple JSONL {document, question, answers, gold_passages}) holds no gold passages',
   );
   await input.setInputFiles(resolve(LEVAL, 'sci_fi.jsonl'));
   await expect(panel.getByTestId('tune-error')).toContainText(
@@ -153,6 +165,25 @@ test('tune on labels: an L-Eval file holding the document; a wrong or malformed 
   await expect(panel.getByTestId('tune-error')).toHaveCount(0);
   await expect(panel.getByTestId('tune-chosen')).toContainText('Best for “quality-story.txt”');
   await expect(panel.getByTestId('tune-table').locator('tbody tr')).toHaveCount(4);
+
+  // The simple JSONL with gold passages (sentences of the story) tunes as well.
+  const simple = [10, 40, 80, 120].map((k, q) =>
+    JSON.stringify({
+      id: `q${q}`,
+      document: record.input,
+      question: sentences[k].split(' ').slice(0, 8).join(' '),
+      gold_passages: [sentences[k]],
+    }),
+  );
+  await input.setInputFiles({
+    name: 'mine.jsonl',
+    mimeType: 'application/json',
+    buffer: Buffer.from(`${simple.join('\n')}\n`),
+  });
+  await expect(panel.getByTestId('tune-confidence')).toContainText(
+    /4 labelled questions from “mine\.jsonl” \(0 whose answer could not be located left out\): chosen/,
+  );
+  await expect(panel.getByTestId('tune-error')).toHaveCount(0);
   expect(problems).toEqual([]);
   expect(urls.filter((u) => !isLocal(u))).toEqual([]);
   await page.context().close();

@@ -1,8 +1,11 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
+import type { AnswerResult } from '../core/eval/answer-run';
 import {
   countEvalResults,
+  listAnswerResults,
+  putAnswerResult,
   deleteEvalRun,
   getEvalRun,
   listEvalResults,
@@ -61,6 +64,41 @@ describe('evaluation runs (schema v7)', () => {
     expect(await countEvalResults(library.db, 'b')).toBe(1);
     expect(await putEvalResults(library.db, [result('a', 'q2')])).toBe(false);
     expect(await library.db.count('evalResults')).toBe(1);
+    library.close();
+  });
+});
+
+describe('answer runs in the evaluation stores', () => {
+  const answer = (pipeline: string, question: string): AnswerResult => ({
+    pipeline,
+    question,
+    status: 'done',
+    answer: `${pipeline} on ${question}`,
+    scores: { f1: 1, em: 1, contain: 1, letter: null },
+    calls: 1,
+    tokensIn: 100,
+    tokensOut: 3,
+  });
+
+  it('stores each answer under its pipeline and question, and lists only answers', async () => {
+    const library = await openLibrary('answers', { factory: new IDBFactory() });
+    await putEvalRun(library.db, { ...run('r'), kind: 'answers' });
+    expect(await putAnswerResult(library.db, 'r', answer('fragrel', 'q1'), 7)).toBe(true);
+    expect(await putAnswerResult(library.db, 'r', answer('longrag', 'q1'), 8)).toBe(true);
+    // The same pair again replaces it (one record per pair).
+    expect(await putAnswerResult(library.db, 'r', answer('fragrel', 'q1'), 9)).toBe(true);
+    await putEvalResults(library.db, [result('r', 'q9')]);
+    const listed = await listAnswerResults(library.db, 'r');
+    expect(listed.map((a) => [a.pipeline, a.question, a.computedAt])).toEqual([
+      ['fragrel', 'q1', 9],
+      ['longrag', 'q1', 8],
+    ]);
+    expect(listed[0].answer).toBe('fragrel on q1');
+    expect((await getEvalRun(library.db, 'r'))?.kind).toBe('answers');
+    // A deleted run takes its answers along and gets no new one.
+    await deleteEvalRun(library.db, 'r');
+    expect(await putAnswerResult(library.db, 'r', answer('fragrel', 'q2'))).toBe(false);
+    expect(await library.db.count('evalResults')).toBe(0);
     library.close();
   });
 });

@@ -4,6 +4,7 @@
  * it, and a resumed run skips them. Written from the evaluation worker and read by the page, on
  * their own connections to the same library database.
  */
+import type { AnswerResult } from '../core/eval/answer-run';
 import { isQuotaExceeded, StoreError } from './errors';
 import type { EvalResultRecord, EvalRunRecord, LibraryDb } from './schema';
 
@@ -105,4 +106,36 @@ export async function deleteEvalRun(db: LibraryDb, id: string): Promise<void> {
     tx.objectStore('evalResults').delete(runRange(id)),
   ]);
   await tx.done;
+}
+
+/** A stored answer of an answer run, with when it was computed. */
+export type StoredAnswer = AnswerResult & { computedAt: number };
+
+/**
+ * Store one answer of an answer run (keyed by its pipeline and question) in one transaction,
+ * only while the run exists: a resumed run finds it and does not ask that pair again.
+ */
+export function putAnswerResult(
+  db: LibraryDb,
+  runId: string,
+  result: AnswerResult,
+  computedAt = Date.now(),
+): Promise<boolean> {
+  return putEvalResults(db, [
+    {
+      runId,
+      config: result.pipeline,
+      question: result.question,
+      gold: [],
+      answer: [],
+      llm: result,
+      computedAt,
+    },
+  ]);
+}
+
+/** The stored answers of an answer run (records without an answer are not answers). */
+export async function listAnswerResults(db: LibraryDb, runId: string): Promise<StoredAnswer[]> {
+  const records = await listEvalResults(db, runId);
+  return records.flatMap((r) => (r.llm ? [{ ...r.llm, computedAt: r.computedAt }] : []));
 }

@@ -27,6 +27,7 @@
  */
 import type { DBSchema, IDBPDatabase, IDBPTransaction, StoreNames } from 'idb';
 import type { ChatMemoryOptions } from '../core/chat/options';
+import type { AnswerResult } from '../core/eval/answer-run';
 import type { FragmentOptions } from '../core/options';
 import type { FileSyntax } from '../core/code/syntax';
 import type { TextKind } from '../core/types';
@@ -292,6 +293,11 @@ export interface EvalRunRecord {
   /** 'running' when a reload should resume it; 'paused', 'done', or 'failed' with `error`. */
   status: 'running' | 'paused' | 'done' | 'failed';
   error?: string;
+  /**
+   * 'answers': an answer evaluation with an LLM (its `spec` an AnswerRunSpec, its results carry
+   * `llm`); absent or 'grid': a retrieval grid. No migration: records from before lack it.
+   */
+  kind?: 'grid' | 'answers';
   fileName: string;
   /** The benchmark file (and companions) as text, to parse again on resume. */
   files: { name: string; text: string }[];
@@ -308,6 +314,8 @@ export interface EvalResultRecord {
   answer: (number | null)[];
   /** When it was computed, ms since the epoch: a resumed run keeps the earlier ones as they were. */
   computedAt: number;
+  /** An answer run's result (then `config` is the pipeline id, `gold` and `answer` empty). */
+  llm?: AnswerResult;
 }
 
 /** The typed schema idb checks every `get`/`put` against. */

@@ -7,6 +7,7 @@
  */
 import { locateGold, sentenceSpans, type Span } from '../eval/retrieval';
 import type { LevalDocument } from '../eval/datasets/leval';
+import type { BenchmarkItem, ParsedBenchmark } from '../eval/datasets/types';
 
 export interface LabelledQuestion {
   query: string;
@@ -60,4 +61,73 @@ export function labelledQuestions(
     else unlocated++;
   }
   return { questions, unlocated };
+}
+
+/** Where `passage` lies in `documentText`: verbatim, else with any whitespace between its words. */
+export function findPassage(documentText: string, passage: string): Span | null {
+  const at = documentText.indexOf(passage);
+  if (at >= 0 && passage.length > 0) return { start: at, end: at + passage.length };
+  const words = passage.split(/\s+/).filter(Boolean);
+  if (words.length === 0) return null;
+  const escaped = words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const hit = new RegExp(escaped.join('\\s+')).exec(documentText);
+  return hit ? { start: hit.index, end: hit.index + hit[0].length } : null;
+}
+
+/**
+ * Tuning on labels from any benchmark format that carries gold passages (issue 12 §3): the
+ * parsed file's document that `documentText` holds best (as `matchRecord`), and its questions
+ * with their gold spans carried over into `documentText`: each gold passage found verbatim or
+ * re-wrapped, else located as L-Eval gold is (two consecutive sentences holding half of its
+ * content words). An error in words for a file without gold or without this document.
+ */
+export function labelledQuestionsFrom(
+  documentText: string,
+  benchmark: ParsedBenchmark,
+  fileName: string,
+  documentName: string,
+): { ok: true; questions: LabelledQuestion[]; unlocated: number } | { ok: false; error: string } {
+  const withGold = benchmark.items.filter((i) => i.gold.length > 0);
+  if (withGold.length === 0) {
+    return {
+      ok: false,
+      error: `“${fileName}” (${benchmark.label}) holds no gold passages, so there is nothing to tune on. Choose a file with gold passages (L-Eval, LongBench, HotpotQA, MuSiQue, MTBench+ or the simple JSONL), or tune on pseudo-questions.`,
+    };
+  }
+  const byDocument = new Map<string, BenchmarkItem[]>();
+  for (const item of withGold)
+    byDocument.set(item.documentId, [...(byDocument.get(item.documentId) ?? []), item]);
+  const documents = [...byDocument.values()].map((items) => ({ text: items[0].document, items }));
+  const match = matchRecord(documentText, documents);
+  if (!match) {
+    return {
+      ok: false,
+      error: `None of the ${documents.length} documents with gold passages in “${fileName}” is “${documentName}”. Choose the file made for this document, or tune on pseudo-questions.`,
+    };
+  }
+  const spans = sentenceSpans(documentText);
+  const questions: LabelledQuestion[] = [];
+  let unlocated = 0;
+  for (const item of match.items) {
+    const gold: Span[] = [];
+    for (const g of item.gold) {
+      const passage = item.document.slice(g.start, g.end);
+      const span =
+        findPassage(documentText, passage) ??
+        locateGold(documentText, passage, { sentences: 2, minCoverage: 0.5 }, spans)?.span ??
+        null;
+      if (span) gold.push(span);
+    }
+    // A question keeps its labels only when every gold passage was found (a partial gold
+    // set would make recall look better or worse than it is).
+    if (gold.length === item.gold.length) questions.push({ query: item.question, gold });
+    else unlocated++;
+  }
+  if (questions.length === 0) {
+    return {
+      ok: false,
+      error: `None of the ${unlocated} gold passages in “${fileName}” could be found in “${documentName}”, so there is nothing to tune on. Tune on pseudo-questions instead.`,
+    };
+  }
+  return { ok: true, questions, unlocated };
 }

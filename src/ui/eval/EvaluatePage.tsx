@@ -9,6 +9,9 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { STATIC_EMBEDDER_ID, STATIC_MODEL_PATH } from '../../core/embed/static';
+import type { EmbedderSpec } from '../../models/embedder';
+import { DEFAULT_HUB_HOST } from '../../models/settings';
+import { RECOMMENDED_EMBEDDER } from '../library-service';
 import { parseBenchmarkFile, type ParsedBenchmark } from '../../core/eval/datasets';
 import {
   configKey,
@@ -37,16 +40,7 @@ import { ResultsTable } from './ResultsTable';
 import { AnswerEval } from './AnswerEval';
 import { EngineProvider } from '../answer/useEngine';
 import { runJson, summaryCsv } from './export';
-
-/** Offer `text` as a file download (a blob: URL of this page's origin; nothing is sent). */
-function download(name: string, type: string, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
+import { download } from './download';
 
 interface Loaded {
   files: { name: string; text: string }[];
@@ -65,9 +59,25 @@ interface Active {
   running: boolean;
 }
 
-const SCORERS: { id: GridScorer; label: string }[] = [
+/**
+ * The embedders the grid's dense and hybrid scores and the semantic relation can use: the offline
+ * GloVe vectors, or the transformer the library recommends (all-MiniLM-L6-v2, downloaded from the
+ * hub host the library uses, loaded by the same models/embedder.ts as the main page).
+ */
+const GRID_EMBEDDERS = [
+  { id: STATIC_EMBEDDER_ID, label: 'GloVe word vectors (offline)' },
+  { id: RECOMMENDED_EMBEDDER, label: 'all-MiniLM-L6-v2 (transformer, ~23 MB download)' },
+] as const;
+
+const scorersOf = (embedder: string): { id: GridScorer; label: string }[] => [
   { id: 'bm25', label: 'BM25' },
-  { id: 'dense', label: 'dense (GloVe word vectors, offline)' },
+  {
+    id: 'dense',
+    label:
+      embedder === STATIC_EMBEDDER_ID
+        ? 'dense (GloVe word vectors, offline)'
+        : `dense (${embedder})`,
+  },
   { id: 'hybrid', label: 'hybrid (BM25 + dense)' },
 ];
 
@@ -90,9 +100,16 @@ export function EvaluatePage() {
   const [runs, setRuns] = useState<EvalRunRecord[]>([]);
   const [runError, setRunError] = useState<string | null>(null);
   const [metric, setMetric] = useState<'gold' | 'answer'>('gold');
+  const [embedderId, setEmbedderId] = useState<string>(STATIC_EMBEDDER_ID);
+  /** Where a transformer embedder is downloaded from: the library's hub host until edited. */
+  const [hubHost, setHubHost] = useState<string | null>(null);
+  /** The stored answer run shown in the answer section, and a count that remounts that section. */
+  const [answerShown, setAnswerShown] = useState<EvalRunRecord | null>(null);
+  const [answerEpoch, setAnswerEpoch] = useState(0);
   const worker = useRef<WorkerClient<EvalApi> | null>(null);
   const controller = useRef<AbortController | null>(null);
   const resumedOnce = useRef(false);
+  const showAnswerRunRef = useRef<((run: EvalRunRecord) => void) | null>(null);
   const openRef = useRef<
     ((conn: LibraryDb, run: EvalRunRecord, resume: boolean) => Promise<void>) | null
   >(null);
@@ -115,13 +132,22 @@ export function EvaluatePage() {
         const opened = openedLibrary.db;
         setLibrary(openedLibrary);
         setDb(opened);
+        const stored = await openedLibrary
+          .getSettings({ index: { hubHost: DEFAULT_HUB_HOST } as Record<string, unknown> })
+          .catch(() => null);
+        const host = (stored?.index as { hubHost?: unknown } | undefined)?.hubHost;
+        setHubHost((h) => h ?? (typeof host === 'string' && host ? host : DEFAULT_HUB_HOST));
         const all = await listEvalRuns(opened);
         setRuns(all);
-        const interrupted = all.find((r) => r.status === 'running');
+        const interrupted = all.find((r) => r.status === 'running' && r.kind !== 'answers');
         if (interrupted && !resumedOnce.current) {
           resumedOnce.current = true;
           void openRef.current?.(opened, interrupted, true);
         }
+        // An interrupted answer run is shown with a Resume button, never resumed by itself: its
+        // engine may be a paid API. (A grid run resumed above keeps its own file section.)
+        const answers = all.find((r) => r.status === 'running' && r.kind === 'answers');
+        if (answers && !interrupted) showAnswerRunRef.current?.(answers);
       })
       .catch((e: unknown) =>
         setFatal(`The library database could not be opened: ${(e as Error).message}`),
@@ -156,6 +182,9 @@ export function EvaluatePage() {
       return;
     }
     setLoaded({ files: [main, ...companions], benchmark: parsed.value });
+    // A new file: the answer section starts afresh (a stored answer run stays in the list).
+    setAnswerShown(null);
+    setAnswerEpoch((e) => e + 1);
   };
 
   useEffect(() => {
@@ -274,11 +303,32 @@ export function EvaluatePage() {
     openRef.current = open;
   }, [open]);
 
+  /** Show a stored answer run: its file becomes the loaded one, the answer section shows it. */
+  const showAnswerRun = useCallback((run: EvalRunRecord) => {
+    const [main, ...companions] = run.files;
+    const parsed = parseBenchmarkFile(main.name, main.text, companions);
+    if (!parsed.ok) {
+      setRunError(parsed.error);
+      return;
+    }
+    setFileError(null);
+    setLoaded({ files: run.files, benchmark: parsed.value });
+    setAnswerShown(run);
+    setAnswerEpoch((e) => e + 1);
+  }, []);
+  useEffect(() => {
+    showAnswerRunRef.current = showAnswerRun;
+  }, [showAnswerRun]);
+
   const run = async () => {
     if (!db || !loaded || !gridState.spec) return;
     const n = Number(sample);
+    const embedder: EmbedderSpec =
+      embedderId === STATIC_EMBEDDER_ID
+        ? { id: STATIC_EMBEDDER_ID, url: new URL(STATIC_MODEL_PATH, document.baseURI).href }
+        : { id: embedderId, modelId: embedderId, host: hubHost ?? DEFAULT_HUB_HOST };
     const settings: EvalRunSettings = {
-      embedder: { id: STATIC_EMBEDDER_ID, url: new URL(STATIC_MODEL_PATH, document.baseURI).href },
+      embedder,
       baseline: baselineKey,
       ...(sample.trim() && Number.isInteger(n) && n > 0 ? { sample: n } : {}),
       bootstrap: BOOTSTRAP,
@@ -323,6 +373,11 @@ export function EvaluatePage() {
 
   const remove = async (id: string) => {
     if (!db) return;
+    if (runs.find((r) => r.id === id)?.kind === 'answers') {
+      // The answer section lets the run go (and stops it, if it is running).
+      setAnswerShown(null);
+      setAnswerEpoch((e) => e + 1);
+    }
     if (active?.run.id === id) {
       controller.current?.abort();
       setActive(null);
@@ -418,8 +473,32 @@ export function EvaluatePage() {
             }}
           >
             <fieldset>
+              <legend>Embedder (dense, hybrid, semantic kNN)</legend>
+              {GRID_EMBEDDERS.map((e) => (
+                <label key={e.id}>
+                  <input
+                    type="radio"
+                    name="grid-embedder"
+                    checked={embedderId === e.id}
+                    onChange={() => setEmbedderId(e.id)}
+                  />{' '}
+                  {e.label}
+                </label>
+              ))}
+              {embedderId !== STATIC_EMBEDDER_ID && (
+                <label>
+                  hub host{' '}
+                  <input
+                    value={hubHost ?? ''}
+                    onChange={(e) => setHubHost(e.target.value)}
+                    data-testid="eval-hub-host"
+                  />
+                </label>
+              )}
+            </fieldset>
+            <fieldset>
               <legend>Scorers (Eq. 4)</legend>
-              {SCORERS.map((s) => (
+              {scorersOf(embedderId).map((s) => (
                 <label key={s.id}>
                   <input
                     type="checkbox"
@@ -542,9 +621,17 @@ export function EvaluatePage() {
         </section>
       )}
 
-      {b && library && (
+      {b && loaded && library && db && (
         <EngineProvider library={library}>
-          <AnswerEval items={b.items} />
+          <AnswerEval
+            key={answerEpoch}
+            items={b.items}
+            files={loaded.files}
+            format={b.label}
+            db={db}
+            shown={answerShown}
+            onRunsChanged={() => void refreshRuns(db)}
+          />
         </EngineProvider>
       )}
 
@@ -640,7 +727,8 @@ export function EvaluatePage() {
                   activeSpec.configs.find((c) => configKey(c) === activeSettings.baseline)!,
                 )
               : activeSettings.baseline}
-            . Intervals: paired bootstrap over questions, {activeSettings.bootstrap.resamples}{' '}
+            . Embedder: <span data-testid="eval-embedder">{activeSettings.embedder.id}</span>.
+            Intervals: paired bootstrap over questions, {activeSettings.bootstrap.resamples}{' '}
             resamples, seed {activeSettings.bootstrap.seed}.
           </p>
           <fieldset className="eval-metric">
@@ -685,9 +773,15 @@ export function EvaluatePage() {
           <ul className="eval-runs" data-testid="eval-runs">
             {runs.map((r) => (
               <li key={r.id}>
-                {r.fileName} · {new Date(r.createdAt).toLocaleString()} · {r.status}
+                {r.kind === 'answers' ? 'answers' : 'retrieval grid'} · {r.fileName} ·{' '}
+                {new Date(r.createdAt).toLocaleString()} · {r.status}
                 {r.error ? ` (${r.error})` : ''}{' '}
-                <button type="button" onClick={() => db && void open(db, r, false)}>
+                <button
+                  type="button"
+                  onClick={() =>
+                    r.kind === 'answers' ? showAnswerRun(r) : db && void open(db, r, false)
+                  }
+                >
                   Show
                 </button>{' '}
                 <button type="button" onClick={() => void remove(r.id)}>

@@ -8,7 +8,13 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { PairedDelta } from '../../core/eval/bootstrap';
 import { levalSubsetOf, parseLevalJsonl } from '../../core/eval/datasets/leval';
-import { labelledQuestions, matchRecord, type LabelledQuestion } from '../../core/tune';
+import { parseBenchmarkFile } from '../../core/eval/datasets';
+import {
+  labelledQuestions,
+  labelledQuestionsFrom,
+  matchRecord,
+  type LabelledQuestion,
+} from '../../core/tune';
 import type { EmbedderSpec } from '../../models/embedder';
 import type { DocumentRecord, Library } from '../../store';
 import type { WorkerClient } from '../../workers/client';
@@ -104,29 +110,46 @@ export function TunePanel({
     [target, retrieval, embedder, semanticK, settings],
   );
 
-  /** Tune on labels: the record of an L-Eval file that holds this document, its gold located. */
+  /**
+   * Tune on labels: the document of a benchmark file that holds this document, with its gold.
+   * L-Eval keeps its own path (its gold answers located in this document's text); every other
+   * format with gold passages (LongBench, HotpotQA, MuSiQue, MTBench+, the simple JSONL) has its
+   * passages carried over (core/tune/labels.ts `labelledQuestionsFrom`).
+   */
   const onLabelFile = async (file: File) => {
     if (!target) return;
     setError(null);
     try {
-      const parsed = parseLevalJsonl(await file.text(), levalSubsetOf(file.name));
-      if (!parsed.ok) throw new Error(`“${file.name}” is not an L-Eval file: ${parsed.error}`);
+      const text = await file.text();
+      const detected = parseBenchmarkFile(file.name, text);
+      if (!detected.ok) {
+        throw new Error(`“${file.name}” could not be read as a benchmark file: ${detected.error}`);
+      }
       const source = await library.getSource(target.id);
       if (source === undefined) throw new Error(`“${target.name}” is no longer in the library.`);
-      const record = matchRecord(source, parsed.value);
-      if (!record) {
-        throw new Error(
-          `None of the ${parsed.value.length} documents in “${file.name}” is “${target.name}”. Choose the file made for this document, or tune on pseudo-questions.`,
-        );
+      let labelled: { questions: LabelledQuestion[]; unlocated: number };
+      if (detected.value.format === 'leval') {
+        const parsed = parseLevalJsonl(text, levalSubsetOf(file.name));
+        if (!parsed.ok) throw new Error(`“${file.name}” is not an L-Eval file: ${parsed.error}`);
+        const record = matchRecord(source, parsed.value);
+        if (!record) {
+          throw new Error(
+            `None of the ${parsed.value.length} documents in “${file.name}” is “${target.name}”. Choose the file made for this document, or tune on pseudo-questions.`,
+          );
+        }
+        labelled = labelledQuestions(source, record);
+        if (labelled.questions.length === 0) {
+          throw new Error(
+            `None of the ${labelled.unlocated} answers in “${file.name}” could be located in “${target.name}”, so there is nothing to tune on. Tune on pseudo-questions instead.`,
+          );
+        }
+      } else {
+        const carried = labelledQuestionsFrom(source, detected.value, file.name, target.name);
+        if (!carried.ok) throw new Error(carried.error);
+        labelled = carried;
       }
-      const { questions, unlocated } = labelledQuestions(source, record);
-      if (questions.length === 0) {
-        throw new Error(
-          `None of the ${unlocated} answers in “${file.name}” could be located in “${target.name}”, so there is nothing to tune on. Tune on pseudo-questions instead.`,
-        );
-      }
-      setLabels({ file: file.name, unlocated });
-      start(questions);
+      setLabels({ file: file.name, unlocated: labelled.unlocated });
+      start(labelled.questions);
     } catch (e) {
       setError((e as Error).message);
     }
@@ -210,7 +233,8 @@ export function TunePanel({
               Tune for this document
             </button>
             <label>
-              or on labels: an L-Eval file (.jsonl) holding this document{' '}
+              or on labels: a benchmark file with gold passages holding this document (L-Eval,
+              LongBench, HotpotQA, MuSiQue, MTBench+ or the simple JSONL){' '}
               <input
                 type="file"
                 accept=".jsonl,.json,.txt"
