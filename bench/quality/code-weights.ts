@@ -9,7 +9,11 @@ import {
   weightByIdentifiers,
   type IdentifierWeightOptions,
 } from '../../src/core/code/identifier-weights';
-import { windowIdentifierInputs } from '../../src/core/code/references';
+import type { CodeGraph } from '../../src/core/code/graph';
+import type { CodeWindow } from '../../src/core/code/layout';
+import { windowIdentifierInputs, windowReferenceCounts } from '../../src/core/code/references';
+import { retrievalPreset } from '../../src/core/retrieval/presets';
+import { buildRun, runRelations } from '../../src/core/run';
 import { fragRelScores } from '../../src/core/fragrel';
 import { csrRelation } from '../../src/core/relations/csr';
 import { pprGraph, pprRelation } from '../../src/core/relations/ppr';
@@ -45,4 +49,35 @@ export function identifierIdeas(
     ).final;
   }
   return out;
+}
+
+/**
+ * The app's own path to the code default (issue 13): reference counts as the index worker
+ * computes and stores them (core/code/references.ts), the run as the retrieval worker builds it
+ * (core/run.ts), its multi-hop relation. Its scores must equal `ppr (code graph) refs`.
+ */
+export function appDefaultScores(
+  independent: Float64Array,
+  rel: CsrMatrix,
+  files: readonly { text: string }[],
+  windows: readonly CodeWindow[],
+  graph: CodeGraph,
+  alpha: number,
+): Float64Array {
+  const n = independent.length;
+  const run = buildRun([
+    {
+      docId: 'repo',
+      name: 'repo',
+      source: '',
+      starts: new Uint32Array(n),
+      ends: new Uint32Array(n),
+      words: new Uint32Array(n),
+      labels: [],
+      code: rel,
+      codeReferences: windowReferenceCounts(files, windows, graph),
+    },
+  ]);
+  const code = retrievalPreset('code', 'measured');
+  return fragRelScores(independent, runRelations(run, code.relations, code.wRel), { alpha }).final;
 }
