@@ -59,7 +59,8 @@ export function sortSections(sections: Section[]): Section[] {
  * - it does not end like a sentence or a clause (. ? ! , ; :) nor with a quotation mark, bracket
  *   or footnote star, holds no quotation marks, and is not a formula placeholder (INLINEFORM0);
  * - the line before it (blank lines skipped) is absent, ends a sentence (. ? ! : or a closing
- *   quotation mark or bracket) or could itself be a heading, so it is not a sentence's tail;
+ *   quotation mark or bracket, or is a formula placeholder on its own) or could itself be a
+ *   heading, so it is not a sentence's tail;
  * - the line after it (blank lines skipped) is prose (≥ 100 characters, or ≥ 6 words ending with
  *   . ? ! :) or another heading (a section directly followed by its first subsection).
  * " ::: " separates the levels of a heading's path; `level` is the outline level of its first.
@@ -99,7 +100,9 @@ export function bareHeadingMarks(
       !/(?:INLINE|DISPLAY)FORM\d/.test(t)
     );
   });
-  const endsSentence = (t: string) => /[.?!:"”’)\]]$/.test(t);
+  // A formula standing on its own line (Qasper's DISPLAYFORM0) ends what it belongs to.
+  const endsSentence = (t: string) =>
+    /[.?!:"”’)\]]$/.test(t) || /^(?:INLINE|DISPLAY)FORM\d+$/.test(t);
   const prose = (t: string) => t.length >= 100 || (t.split(/\s+/).length >= 6 && /[.?!:]$/.test(t));
   // From the end, so "followed by another heading" sees that heading's verdict.
   const heading = new Array<boolean>(lines.length).fill(false);
