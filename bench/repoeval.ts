@@ -65,7 +65,7 @@ import { adaptiveAlpha } from '../src/core/retrieval/adaptive-alpha';
 import { ingestRepositoryFolder } from '../src/ingest/repo';
 import { CodeParser } from '../src/models/code-syntax';
 import { nodeGrammarSource } from '../src/models/tree-sitter-node';
-import { identifierIdeas, windowIdentifierInputs } from './quality/code-weights';
+import { appDefaultScores, identifierIdeas, windowIdentifierInputs } from './quality/code-weights';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DATA = path.resolve(here, '../../shared/datasets/repoeval_function_level');
@@ -335,7 +335,13 @@ function mean(xs: number[]): number {
 async function main() {
   const tasks = readJsonl<Task>('function_level_completion_2k_context_codex.test.jsonl');
   const records = readJsonl<RepoFileRecord>('repo_files.jsonl');
-  const repos = [...new Set(records.map((r) => r.repo))].sort();
+  // REPOEVAL_REPOS=a,b restricts the run (its results go to repoeval-<repos>.json).
+  const only = process.env.REPOEVAL_REPOS?.split(',').filter(Boolean);
+  const repos = [...new Set(records.map((r) => r.repo))]
+    .filter((r) => !only || only.includes(r))
+    .sort();
+  let appChecked = 0;
+  const appMismatches: string[] = [];
   const parser = new CodeParser(nodeGrammarSource(path.resolve(here, '../node_modules')));
   await parser.prepare(['python']);
   // Issue 9: the real MiniLM as a further scorer (bench/repoeval-minilm.ts).
@@ -565,6 +571,11 @@ async function main() {
           ALPHA,
         ),
       };
+      // Issue 13: the app's path to its code default must give the bench's scores, task by task.
+      const app = appDefaultScores(independent, rel, files, index.windows, g, ALPHA);
+      const bench = ideaScores['ppr (code graph) refs'];
+      appChecked++;
+      if (app.some((x, i) => x !== bench[i])) appMismatches.push(`${repo}:${m.task_id}`);
       if (miniLm) {
         Object.assign(
           ideaScores,
@@ -684,13 +695,21 @@ async function main() {
     },
     overall,
     ideasBySplit,
+    appDefaultCheck: { tasks: appChecked, mismatches: appMismatches },
     byRepo,
     repositories: repoResults,
     scale,
     tasks: taskResults,
   };
   mkdirSync(RESULTS, { recursive: true });
-  const outFile = miniLm ? 'repoeval-minilm.json' : 'repoeval.json';
+  const outFile = only
+    ? `repoeval-${only.join('+')}.json`
+    : miniLm
+      ? 'repoeval-minilm.json'
+      : 'repoeval.json';
+  process.stderr.write(
+    `[repoeval] app default vs "ppr (code graph) refs": ${appChecked} tasks, ${appMismatches.length} with different scores\n`,
+  );
   writeFileSync(path.join(RESULTS, outFile), JSON.stringify(output, null, 2) + '\n');
 
   const pct = (x: number) => (100 * x).toFixed(1);

@@ -142,6 +142,16 @@ test('a completion at a cursor line: windows ranked with the code relation, the 
   // windows merged (so at least 10 windows); the cursor's windows kept out.
   await expect(code().getByTestId('code-summary')).toContainText('bm25 with ppr');
   await expect(code().getByTestId('code-summary')).toContainText('none repeated');
+  // The panel names the configuration on and why: the measured default, whose walk weights the
+  // code edges by the reference counts stored when the zip was indexed (issue 13).
+  const presets = code().getByTestId('code-presets');
+  await expect(presets.getByRole('button', { name: 'Measured best (code)' })).toHaveAttribute(
+    'aria-pressed',
+    'true',
+  );
+  await expect(presets.getByTestId('code-preset-why')).toContainText('weighted by how often');
+  await expect(presets.getByTestId('code-preset-why')).toContainText('+6.4 [+0.1, +13.5]');
+  await expect(presets.getByTestId('code-preset-fallback')).toHaveCount(0);
   const list = code().getByTestId('window-list');
   expect(await list.locator('li[data-selected="true"]').count()).toBeGreaterThanOrEqual(
     Math.min(10, await list.locator('li').count()),

@@ -4,47 +4,23 @@
  * (src/core/code/identifier-weights.ts), used directly (Eq. 9, alpha 0.5) and as the graph of the
  * multi-hop relation (personalised PageRank over the code edges, as "ppr (code graph)").
  */
-import type { CodeFile, CodeGraph } from '../../src/core/code/graph';
 import {
   identifierStats,
-  identifiersOf,
   weightByIdentifiers,
   type IdentifierWeightOptions,
 } from '../../src/core/code/identifier-weights';
+import type { CodeGraph } from '../../src/core/code/graph';
+import type { CodeWindow } from '../../src/core/code/layout';
+import { windowIdentifierInputs, windowReferenceCounts } from '../../src/core/code/references';
+import { retrievalPreset } from '../../src/core/retrieval/presets';
+import { buildRun, runRelations } from '../../src/core/run';
 import { fragRelScores } from '../../src/core/fragrel';
 import { csrRelation } from '../../src/core/relations/csr';
 import { pprGraph, pprRelation } from '../../src/core/relations/ppr';
 import type { CsrMatrix } from '../../src/core/types';
 
-const NOT_DEFINITIONS = new Set(['directory', 'file', 'root', 'call']);
-
-/** Identifiers per window and the names whose definitions start in each window. */
-export function windowIdentifierInputs(
-  files: readonly CodeFile[],
-  windowLines: readonly { file: number; first: number; last: number }[],
-  graph: CodeGraph,
-): { identifiers: Set<string>[]; defined: Set<string>[] } {
-  const lines = files.map((f) => f.text.split('\n'));
-  const identifiers = windowLines.map((w) =>
-    identifiersOf(lines[w.file].slice(w.first, w.last + 1).join('\n')),
-  );
-  const defined = windowLines.map(() => new Set<string>());
-  const byFile = new Map<number, number[]>();
-  windowLines.forEach((w, i) => {
-    let list = byFile.get(w.file);
-    if (!list) byFile.set(w.file, (list = []));
-    list.push(i);
-  });
-  for (const node of graph.nodes) {
-    if (NOT_DEFINITIONS.has(node.kind) || node.file < 0) continue;
-    const name = node.name.slice(node.name.lastIndexOf('.') + 1);
-    for (const i of byFile.get(node.file) ?? []) {
-      const w = windowLines[i];
-      if (w.first <= node.startLine && node.startLine <= w.last) defined[i].add(name);
-    }
-  }
-  return { identifiers, defined };
-}
+/** Identifiers per window and the definitions starting in each: the app's own reader (issue 13). */
+export { windowIdentifierInputs };
 
 const VARIANTS: Record<string, IdentifierWeightOptions> = {
   idf: { shared: 4, references: 0 },
@@ -73,4 +49,35 @@ export function identifierIdeas(
     ).final;
   }
   return out;
+}
+
+/**
+ * The app's own path to the code default (issue 13): reference counts as the index worker
+ * computes and stores them (core/code/references.ts), the run as the retrieval worker builds it
+ * (core/run.ts), its multi-hop relation. Its scores must equal `ppr (code graph) refs`.
+ */
+export function appDefaultScores(
+  independent: Float64Array,
+  rel: CsrMatrix,
+  files: readonly { text: string }[],
+  windows: readonly CodeWindow[],
+  graph: CodeGraph,
+  alpha: number,
+): Float64Array {
+  const n = independent.length;
+  const run = buildRun([
+    {
+      docId: 'repo',
+      name: 'repo',
+      source: '',
+      starts: new Uint32Array(n),
+      ends: new Uint32Array(n),
+      words: new Uint32Array(n),
+      labels: [],
+      code: rel,
+      codeReferences: windowReferenceCounts(files, windows, graph),
+    },
+  ]);
+  const code = retrievalPreset('code', 'measured');
+  return fragRelScores(independent, runRelations(run, code.relations, code.wRel), { alpha }).final;
 }

@@ -18,6 +18,7 @@
  * stored relations: it is a few linear passes, never a re-embedding.
  */
 import { buildBm25Index, bm25Scores, rescaleByMax, type Bm25Index } from './bm25';
+import { weightByReferences } from './code/references';
 import { selectWindowSpans, type WindowRef, type WindowSpan } from './code/spans';
 import { explain, fragRelScores, selectByBudget } from './fragrel';
 import { topK } from './heap';
@@ -47,13 +48,25 @@ export interface RunDocumentIndex {
   semantic?: CsrMatrix;
   /** A repository's code-structure relation (Eq. 8), document-local indices. */
   code?: CsrMatrix;
+  /**
+   * refs[j] of each window (code/references.ts), stored beside the code relation; absent for a
+   * repository indexed before they were stored (its multi-hop walk is then unweighted).
+   */
+  codeReferences?: Float32Array;
 }
 
 export type ScoringMode = 'dense' | 'bm25' | 'hybrid';
 export type RunRelationKind = 'context' | 'semantic' | 'code' | 'ppr' | 'section';
 
 export interface Run {
-  documents: { docId: string; name: string; offset: number; count: number }[];
+  documents: {
+    docId: string;
+    name: string;
+    offset: number;
+    count: number;
+    /** A repository whose multi-hop walk weights edges by reference counts (issue 13). */
+    referenceWeighted?: boolean;
+  }[];
   /** Document boundaries: fragments [segments[d], segments[d + 1]) belong to document d. */
   segments: Uint32Array;
   size: number;
@@ -67,6 +80,11 @@ export interface Run {
   semantic: CsrMatrix | null;
   /** Concatenated code relation (empty rows for documents without one), or null when none has. */
   code: CsrMatrix | null;
+  /**
+   * The code relation as the multi-hop relation walks it: each edge i → j weighted by
+   * 1 + γ ln(1 + refs[j]) where the document stored reference counts, as stored otherwise.
+   */
+  pprCode: CsrMatrix | null;
   /** BM25 index over the run's fragments, built on first use (IDF spans the whole run). */
   bm25: Bm25Index | null;
   /** Source text of each document, in run order. */
@@ -96,6 +114,7 @@ export function buildRun(docs: readonly RunDocumentIndex[]): Run {
       name: doc.name,
       offset: segments[d],
       count: segments[d + 1] - segments[d],
+      ...(doc.code ? { referenceWeighted: referenceWeighted(doc) } : {}),
     })),
     segments,
     size,
@@ -106,9 +125,19 @@ export function buildRun(docs: readonly RunDocumentIndex[]): Run {
     vectors: concatVectors(docs),
     semantic: docs.every((d) => d.semantic) ? concatCsr(docs, segments, (d) => d.semantic) : null,
     code: docs.some((d) => d.code) ? concatCsr(docs, segments, (d) => d.code) : null,
+    pprCode: docs.some((d) => d.code)
+      ? concatCsr(docs, segments, (d) =>
+          d.code && referenceWeighted(d) ? weightByReferences(d.code, d.codeReferences!) : d.code,
+        )
+      : null,
     bm25: null,
     sources: docs.map((d) => d.source),
   };
+}
+
+/** Whether a repository's stored reference counts fit its code relation. */
+function referenceWeighted(doc: RunDocumentIndex): boolean {
+  return !!doc.code && doc.codeReferences?.length === doc.code.size;
 }
 
 function concatVectors(docs: readonly RunDocumentIndex[]): VectorSet | null {
@@ -266,8 +295,9 @@ export function runRelations(
       // The multi-hop relation (relations/ppr.ts) over the graph each kind of document was
       // measured best with: books over the context edges (radius 2, the run's w_rel;
       // bench/quality.ts), repositories over the code relation's edges alone ("ppr (code
-      // graph)", bench/repoeval.ts). A document with code rows is a repository.
-      const code = run.code;
+      // graph)", bench/repoeval.ts), weighted by reference counts where they are stored ("ppr
+      // (code graph) refs", code/references.ts). A document with code rows is a repository.
+      const code = run.pprCode;
       const contextIn = run.documents.map(
         (d) => !code || code.rowPtr[d.offset + d.count] === code.rowPtr[d.offset],
       );

@@ -12,7 +12,7 @@
  * Markdown: ATX headings (`#`, `##`, `###`) and setext headings (a one-line paragraph underlined
  * with `===` or `---`), not inside fenced code blocks, become nested 'heading' sections.
  */
-import { outlineSections, type SectionMark } from './sections';
+import { bareHeadingMarks, outlineSections, type SectionMark } from './sections';
 import type { Section } from './types';
 
 const NUMBER_WORDS = new Set(
@@ -81,6 +81,10 @@ export function plainTextSections(text: string): Section[] {
     const level = chapterLevel(line);
     if (level > 0) marks.push({ level, title: line.trim(), start: lineStart, kind: 'chapter' });
   }
+  // Issue 13 (quality2): bare heading lines of one-paragraph-per-line text (sections.ts), only
+  // where no chapter line was found (a book's chapters are its structure; papers have none).
+  if (!marks.some((m) => m.kind === 'chapter'))
+    marks.push(...bareHeadingMarks(text, bodyStart, bodyEnd, 1));
   return outlineSections(marks, text, bodyEnd);
 }
 

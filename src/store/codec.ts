@@ -160,6 +160,8 @@ export interface RelationInput {
   /** Number of fragments; required when `matrix` is absent. */
   size?: number;
   matrix?: CsrMatrix;
+  /** One value per fragment (the code relation's reference counts, RelationRecord.references). */
+  references?: Float32Array;
 }
 
 /** A stored relation, read back. `matrix` is absent for implicit relations. */
@@ -169,6 +171,7 @@ export interface StoredRelation {
   params: RelationParams;
   size: number;
   matrix?: CsrMatrix;
+  references?: Float32Array;
 }
 
 function checkCsr(where: string, m: CsrMatrix): void {
@@ -189,6 +192,11 @@ export function encodeRelation(docId: string, input: RelationInput): RelationRec
   if (size === undefined || (input.size !== undefined && input.size !== size)) {
     throw new Error(`FragRel store: relation ${where} needs a size matching its matrix.`);
   }
+  if (input.references && input.references.length !== size) {
+    throw new Error(
+      `FragRel store: relation ${where} has ${input.references.length} reference counts for ${size} fragments.`,
+    );
+  }
   return {
     docId,
     kind: input.kind,
@@ -203,6 +211,7 @@ export function encodeRelation(docId: string, input: RelationInput): RelationRec
           weight: storableBuffer(m.weight),
         }
       : null,
+    ...(input.references ? { references: storableBuffer(input.references) } : {}),
   };
 }
 
@@ -226,6 +235,10 @@ export function decodeRelation(record: RelationRecord | undefined): StoredRelati
       col: new Uint32Array(col),
       weight: new Float32Array(weight),
     };
+  }
+  // Damaged counts are dropped, not the relation: retrieval then walks unweighted edges.
+  if (record.references && holds(record.references, record.size, 4)) {
+    out.references = new Float32Array(record.references);
   }
   return out;
 }
@@ -300,6 +313,8 @@ export function vectorsBytes(record: VectorsRecord | undefined): number {
 export function relationBytes(record: RelationRecord | undefined): number {
   if (!record) return 0;
   const csr = record.csr;
-  const buffers = csr ? csr.rowPtr.byteLength + csr.col.byteLength + csr.weight.byteLength : 0;
+  const buffers =
+    (csr ? csr.rowPtr.byteLength + csr.col.byteLength + csr.weight.byteLength : 0) +
+    (record.references?.byteLength ?? 0);
   return buffers + textBytes(record.paramsKey);
 }

@@ -428,6 +428,46 @@ describe('relations by parameters', () => {
     expect(parts.relations).toContainEqual({ kind: 'semantic', paramsKey: key });
   });
 
+  it('stores a code relation’s reference counts beside it; a record without them loads without', async () => {
+    await library.saveIndexedDocument(sampleDocument('a', { count: 10 }));
+    const refs = Float32Array.from({ length: 10 }, (_, j) => (j * 7) % 4);
+    const params = { threshold: 0.01 };
+    const key = relationParamsKey(params);
+    await library.putRelation({
+      docId: 'a',
+      kind: 'code',
+      params,
+      matrix: sampleCsr(10),
+      references: refs,
+    });
+    const index = (await library.loadDocumentIndex('a', 'glove-100d'))!;
+    const code = index.relations.find((r) => r.kind === 'code')!;
+    expect(code.references).toEqual(refs);
+    // A record from before issue 13 (no counts) or with damaged counts: the relation alone.
+    const record = (await library.db.get('relations', ['a', 'code', key]))!;
+    expect(record.references!.byteLength).toBe(40);
+    await library.db.put('relations', { ...record, references: undefined });
+    const old = (await library.getRelation('a', 'code', key))!;
+    expect(old.references).toBeUndefined();
+    expect(old.matrix!.size).toBe(10);
+    await library.db.put('relations', { ...record, references: new ArrayBuffer(12) });
+    const damaged = (await library.getRelation('a', 'code', key))!;
+    expect(damaged.references).toBeUndefined();
+    expect(damaged.matrix!.weight).toEqual(sampleCsr(10).weight);
+    // Counts that do not match the fragments are refused before anything is written.
+    await expect(
+      (async () =>
+        library.putRelation({
+          docId: 'a',
+          kind: 'code',
+          params,
+          matrix: sampleCsr(10),
+          references: new Float32Array(9),
+        }))(),
+    ).rejects.toThrow(/9 reference counts for 10 fragments/);
+    expect((await library.getRelation('a', 'code', key))!.matrix).toBeDefined();
+  });
+
   it('stores implicit relations as parameters only', async () => {
     await library.saveIndexedDocument(sampleDocument('a', { count: 10 }));
     const stored = await library.putRelation({

@@ -156,6 +156,12 @@ export interface RelationRecord {
   size: number;
   /** CSR buffers (Uint32, Uint32, Float32), or null for an implicit relation (params only). */
   csr: { rowPtr: ArrayBuffer; col: ArrayBuffer; weight: ArrayBuffer } | null;
+  /**
+   * Float32 bytes, one value per fragment: the code relation's reference counts refs[j]
+   * (core/code/references.ts, issue 13). Optional, so no migration: records written before it
+   * lack it and retrieval falls back to the unweighted multi-hop walk.
+   */
+  references?: ArrayBuffer;
 }
 
 export interface SettingRecord {

@@ -288,7 +288,12 @@ export class LibraryService {
       },
       source: r.text,
       ...indexedParts(r, settings, [
-        { kind: 'code', params: codeRelationParams(r.codeParams), matrix: r.code },
+        {
+          kind: 'code',
+          params: codeRelationParams(r.codeParams),
+          matrix: r.code,
+          references: r.codeReferences,
+        },
       ]),
       codeSyntax: r.parses,
     });
@@ -356,6 +361,7 @@ export class LibraryService {
         kind: 'code',
         params: codeRelationParams(r.codeParams),
         matrix: r.code,
+        references: r.codeReferences,
       });
       // The vectors or the semantic relation may be stale too.
       await this.refresh(doc, settings, job);

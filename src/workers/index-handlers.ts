@@ -33,6 +33,7 @@ import {
 import { defaultCodeRelationOptions, type CodeRelationOptions } from '../core/code/options';
 import type { FileSyntax } from '../core/code/syntax';
 import { codeRelationMatrix } from '../core/code/relation';
+import { windowReferenceCounts } from '../core/code/references';
 import { splitProse } from '../core/fragment';
 import { labelFragments } from '../core/sections';
 import { semanticNeighbours } from '../core/relations/semantic';
@@ -208,6 +209,8 @@ export type IndexRepositoryResult =
       fragments: IndexedFragments;
       code: CsrMatrix;
       codeParams: CodeRelationOptions;
+      /** refs[j] per window, stored beside the code relation (issue 13, core/code/references.ts). */
+      codeReferences: Float32Array;
       /** Every file's parse, for the library to keep (the next re-index reuses them). */
       parses: FileParse[];
       report: RepositoryReport;
@@ -230,7 +233,12 @@ export interface IndexApi {
   indexRepository: { payload: IndexRepositoryRequest; result: IndexRepositoryResult };
   relateCode: {
     payload: RelateCodeRequest;
-    result: { code: CsrMatrix; codeParams: CodeRelationOptions; relateMs: number };
+    result: {
+      code: CsrMatrix;
+      codeParams: CodeRelationOptions;
+      codeReferences: Float32Array;
+      relateMs: number;
+    };
   };
 }
 
@@ -561,6 +569,8 @@ async function indexRepository(
   const t4 = performance.now();
 
   const { graph, cover } = graphOf(fileTexts, parsed.syntax, windows, ctx.progress);
+  // Issue 13 hook (quality2): reference counts for the weighted multi-hop walk.
+  const codeReferences = windowReferenceCounts(fileTexts, windows, graph);
   const t5 = performance.now();
 
   // One 'relate' stage for both relations: the code relation's windows, then the semantic one's.
@@ -607,6 +617,7 @@ async function indexRepository(
       code.rowPtr,
       code.col,
       code.weight,
+      codeReferences,
     ),
   );
   return {
@@ -619,6 +630,7 @@ async function indexRepository(
     embedderId,
     code,
     codeParams,
+    codeReferences,
     parses: parsed.parses,
     report,
     timings: {
@@ -636,7 +648,7 @@ async function relateCode(
   parser: () => CodeParser,
   req: RelateCodeRequest,
   ctx: HandlerContext,
-): Promise<{ code: CsrMatrix; codeParams: CodeRelationOptions; relateMs: number }> {
+): Promise<IndexApi['relateCode']['result']> {
   const t0 = performance.now();
   const index = await buildCodeIndex(
     '',
@@ -654,8 +666,14 @@ async function relateCode(
     req.cancelFlag,
     (done, total) => ctx.progress({ stage: 'relate', done, total }),
   );
-  ctx.transfer(buffersOf(code.rowPtr, code.col, code.weight));
-  return { code, codeParams, relateMs: performance.now() - t0 };
+  // Issue 13 hook (quality2): the reference counts are stored with the rebuilt relation too.
+  const codeReferences = windowReferenceCounts(
+    index.layout.files.map((_, k) => ({ text: fileText(index.layout, k) })),
+    index.windows,
+    index.graph,
+  );
+  ctx.transfer(buffersOf(code.rowPtr, code.col, code.weight, codeReferences));
+  return { code, codeParams, codeReferences, relateMs: performance.now() - t0 };
 }
 
 /** The handlers of the index worker, bound to their dependencies. */

@@ -58,6 +58,11 @@ export interface RunDocument {
   name: string;
   offset: number;
   count: number;
+  /**
+   * A repository: whether its multi-hop walk weights the code edges by reference counts (false:
+   * indexed before they were stored, so the walk is unweighted; core/code/references.ts).
+   */
+  referenceWeighted?: boolean;
 }
 
 /** A fragment's three scores and the contributors to its environment score (core's Explanation). */

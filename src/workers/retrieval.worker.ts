@@ -114,7 +114,8 @@ async function loadDocument(
     (r) => r.kind === 'semantic' && r.paramsKey === key,
   )?.matrix;
   const codeKey = relationParamsKey(codeRelationParams());
-  const code = index.relations.find((r) => r.kind === 'code' && r.paramsKey === codeKey)?.matrix;
+  const codeRelation = index.relations.find((r) => r.kind === 'code' && r.paramsKey === codeKey);
+  const code = codeRelation?.matrix;
   const { fragments, source } = index;
   const words =
     fragments.words ??
@@ -133,6 +134,8 @@ async function loadDocument(
     vectors: index.vectors,
     semantic,
     code,
+    // Reference counts (issue 13): absent for repositories indexed before they were stored.
+    ...(codeRelation?.references ? { codeReferences: codeRelation.references } : {}),
   };
 }
 

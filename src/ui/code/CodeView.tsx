@@ -21,6 +21,7 @@ import { AnswerPanel } from '../answer/AnswerPanel';
 import { PromptDetails } from '../answer/PromptDetails';
 import { embedderSpec, type IndexSettings } from '../library-service';
 import { CodeControls } from './CodeControls';
+import { CodePresetNote } from '../presets/CodePresetNote';
 import { CodeViewer, type InlineCompletion } from './CodeViewer';
 import { FileTree } from './FileTree';
 import {
@@ -317,6 +318,11 @@ export function CodeView({
         </button>
       </form>
       <CodeControls settings={settings} onChange={onSettings} />
+      <CodePresetNote
+        settings={settings}
+        documents={result?.documents ?? null}
+        onChange={onSettings}
+      />
       {busy && !result && <p role="status">Scoring windows…</p>}
       {result && request && (
         <p className="stats" data-testid="code-summary">

@@ -1,7 +1,8 @@
 /**
  * @file Retrieval settings for repositories (DESIGN.md section 2, "Defaults by text type"): BM25
  * independent scores (dense optional), the multi-hop relation over the code-structure edges
- * (measured best on RepoEval, issue 13; the paper's code relation is one tick away), alpha 0.5,
+ * weighted by reference counts (measured best on RepoEval, issue 13; the paper's code relation is
+ * one click away), alpha 0.5,
  * the top 10 windows. Kept apart from the book settings, under their own key in the library.
  */
 import { defaultsByTextKind } from '../../core/options';
@@ -24,8 +25,9 @@ export const defaultCodeSettings: Readonly<CodeSettings> = Object.freeze<CodeSet
   alpha: defaultsByTextKind.code.alpha,
   wRel: defaultsByTextKind.code.wRel,
   scoring: 'bm25',
-  // The multi-hop relation over the code relation's edges: the best idea on RepoEval's tune
-  // half (core/retrieval/presets.ts, BENCHMARKS.md); the paper's 'code' is one tick away.
+  // The multi-hop relation over the code relation's edges, weighted by the reference counts the
+  // index stores (core/code/references.ts): the best idea on RepoEval's tune half, "ppr (code
+  // graph) refs" (core/retrieval/presets.ts, BENCHMARKS.md); the paper's 'code' is one click away.
   relations: ['ppr'],
   topWindows: defaultsByTextKind.code.topWindows,
 });

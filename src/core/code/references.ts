@@ -1,0 +1,121 @@
+/**
+ * @file Reference counts of a repository's windows, computed at index time and stored beside the
+ * code relation (issue 13), so that the multi-hop relation can walk the code edges weighted as
+ * the RepoEval tune winner `ppr (code graph) refs` did (BENCHMARKS.md, docs/method.md):
+ *
+ *   w'[i][j] = w[i][j] · (1 + γ ln(1 + refs[j])),   γ = 1
+ *
+ *   refs[j] = windows other than j that mention a name whose definition starts in window j
+ *
+ * The inputs (identifiers per window, definitions per window) are read the same way by the app's
+ * index worker and by bench/repoeval.ts, so the app's ranking is the bench's. The definitions
+ * come from the code graph's definition nodes; identifiers are whole names of ≥ 3 characters
+ * (identifier-weights.ts). A repository stored before the counts existed has none: its walk
+ * uses the unweighted code edges (the earlier default) and the panel says so.
+ */
+import type { CodeGraph } from './graph';
+import { identifierStats, identifiersOf } from './identifier-weights';
+import type { CodeWindow } from './layout';
+import type { CsrMatrix } from '../types';
+
+/** γ of the reference factor: the value measured on RepoEval's tune half (BENCHMARKS.md). */
+export const REFERENCE_WEIGHT = 1;
+
+/** A window as lines of its file: 0-based, inclusive. */
+export interface WindowLines {
+  file: number;
+  first: number;
+  last: number;
+}
+
+/** Node kinds of the code graph that are not definitions. */
+const NOT_DEFINITIONS = new Set(['directory', 'file', 'root', 'call']);
+
+/** Line (0-based) of each window's first and last character in its file's text. */
+export function windowLineRanges(
+  fileTexts: readonly string[],
+  windows: readonly CodeWindow[],
+): WindowLines[] {
+  const lineStarts = fileTexts.map((text) => {
+    const starts = [0];
+    for (let i = text.indexOf('\n'); i !== -1 && i + 1 < text.length; i = text.indexOf('\n', i + 1))
+      starts.push(i + 1);
+    return starts;
+  });
+  const lineOf = (starts: number[], offset: number) => {
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid] <= offset) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  return windows.map((w) => ({
+    file: w.file,
+    first: lineOf(lineStarts[w.file], w.start),
+    last: lineOf(lineStarts[w.file], Math.max(w.start, w.end - 1)),
+  }));
+}
+
+/** Identifiers per window and the names whose definitions start in each window. */
+export function windowIdentifierInputs(
+  files: readonly { text: string }[],
+  windowLines: readonly WindowLines[],
+  graph: Pick<CodeGraph, 'nodes'>,
+): { identifiers: Set<string>[]; defined: Set<string>[] } {
+  const lines = files.map((f) => f.text.split('\n'));
+  const identifiers = windowLines.map((w) =>
+    identifiersOf(lines[w.file].slice(w.first, w.last + 1).join('\n')),
+  );
+  const defined = windowLines.map(() => new Set<string>());
+  const byFile = new Map<number, number[]>();
+  windowLines.forEach((w, i) => {
+    let list = byFile.get(w.file);
+    if (!list) byFile.set(w.file, (list = []));
+    list.push(i);
+  });
+  for (const node of graph.nodes) {
+    if (NOT_DEFINITIONS.has(node.kind) || node.file < 0) continue;
+    // A method's qualified name (`Loader.load`) is referenced by its last part.
+    const name = node.name.slice(node.name.lastIndexOf('.') + 1);
+    for (const i of byFile.get(node.file) ?? []) {
+      const w = windowLines[i];
+      if (w.first <= node.startLine && node.startLine <= w.last) defined[i].add(name);
+    }
+  }
+  return { identifiers, defined };
+}
+
+/** refs[j] of every window (what the index stores beside the code relation). */
+export function windowReferenceCounts(
+  files: readonly { text: string }[],
+  windows: readonly CodeWindow[],
+  graph: Pick<CodeGraph, 'nodes'>,
+): Float32Array {
+  const lines = windowLineRanges(
+    files.map((f) => f.text),
+    windows,
+  );
+  const { identifiers, defined } = windowIdentifierInputs(files, lines, graph);
+  return Float32Array.from(identifierStats(identifiers, defined).refs);
+}
+
+/**
+ * The code relation's rows with each edge i → j multiplied by 1 + γ ln(1 + refs[j]) (a new
+ * matrix; the same as weightByIdentifiers with β = 0, without needing the identifiers).
+ */
+export function weightByReferences(
+  m: CsrMatrix,
+  refs: ArrayLike<number>,
+  gamma: number = REFERENCE_WEIGHT,
+): CsrMatrix {
+  if (refs.length !== m.size) {
+    throw new Error(`FragRel: ${refs.length} reference counts for ${m.size} windows.`);
+  }
+  const factor = Float64Array.from({ length: m.size }, (_, j) => 1 + gamma * Math.log1p(refs[j]));
+  const weight = new Float32Array(m.weight.length);
+  for (let p = 0; p < weight.length; p++) weight[p] = m.weight[p] * factor[m.col[p]];
+  return { size: m.size, rowPtr: m.rowPtr, col: m.col, weight };
+}

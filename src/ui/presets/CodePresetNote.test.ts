@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { defaultCodeSettings } from '../code/settings';
+import { codePresetNote, matchingCodePreset } from './CodePresetNote';
+
+const repo = (referenceWeighted: boolean) => ({
+  docId: 'r',
+  name: 'trlx <b>',
+  offset: 0,
+  count: 10,
+  referenceWeighted,
+});
+
+describe('the code preset note', () => {
+  it('names the reference-weighted walk as the measured default, with its figures', () => {
+    expect(matchingCodePreset(defaultCodeSettings)?.id).toBe('measured');
+    const { why, fallback } = codePresetNote(defaultCodeSettings, [repo(true)]);
+    expect(why).toMatch(/referenced/);
+    expect(why).toContain('+6.4 [+0.1, +13.5]');
+    expect(fallback).toBeNull();
+  });
+
+  it('says when a repository stored without reference counts walks unweighted edges', () => {
+    const { fallback } = codePresetNote(defaultCodeSettings, [repo(false)]);
+    expect(fallback).toContain('“trlx <b>” was indexed before reference counts');
+    expect(fallback).toMatch(/unweighted/);
+  });
+
+  it('knows the paper defaults and custom settings; no fallback note without the walk', () => {
+    const paper = { ...defaultCodeSettings, relations: ['code' as const] };
+    expect(matchingCodePreset(paper)?.id).toBe('paper');
+    expect(codePresetNote(paper, [repo(false)]).fallback).toBeNull();
+    const custom = { ...defaultCodeSettings, alpha: 0.7 };
+    expect(matchingCodePreset(custom)).toBeNull();
+    expect(codePresetNote(custom, null).why).toMatch(/Custom settings/);
+  });
+});
