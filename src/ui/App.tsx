@@ -17,6 +17,7 @@ import { SkipReport, type RepositoryReportEntry } from './code/SkipReport';
 import { Controls } from './components/Controls';
 import { DocumentStrip } from './components/DocumentStrip';
 import { DropZone, type DroppedFolder } from './components/DropZone';
+import { ErrorBoundary, useGlobalFailures } from './components/ErrorBoundary';
 import { ExplanationView } from './components/ExplanationView';
 import { LibraryPanel, type Job } from './components/LibraryPanel';
 import { RankedList } from './components/RankedList';
@@ -123,17 +124,20 @@ export function App() {
     setNotices((n) => [...n, { id: nextNotice.current++, kind, text }]);
   }, []);
   const boot = useServices(notify);
+  useGlobalFailures(useCallback((text: string) => notify('error', text), [notify]));
 
   return (
     <div className="layout">
       {boot.status === 'ready' ? (
-        <Workspace
-          services={boot.services}
-          workers={boot.workers}
-          notices={notices}
-          setNotices={setNotices}
-          notify={notify}
-        />
+        <ErrorBoundary>
+          <Workspace
+            services={boot.services}
+            workers={boot.workers}
+            notices={notices}
+            setNotices={setNotices}
+            notify={notify}
+          />
+        </ErrorBoundary>
       ) : (
         <>
           <aside className="sidebar">
