@@ -17,7 +17,7 @@ import { SkipReport, type RepositoryReportEntry } from './code/SkipReport';
 import { Controls } from './components/Controls';
 import { DocumentStrip } from './components/DocumentStrip';
 import { DropZone, type DroppedFolder } from './components/DropZone';
-import { ErrorBoundary, useGlobalFailures } from './components/ErrorBoundary';
+import { ErrorBoundary, jobFailureMessage, useGlobalFailures } from './components/ErrorBoundary';
 import { ExplanationView } from './components/ExplanationView';
 import { LibraryPanel, type Job } from './components/LibraryPanel';
 import { RankedList } from './components/RankedList';
@@ -266,8 +266,11 @@ function Workspace({
           if (controller.signal.aborted) return;
           await work(controller.signal, job);
         } catch (e) {
-          if (isAbortError(e)) notify('info', `Cancelled “${name}”. Nothing was stored.`);
-          else notify('error', (e as Error).message);
+          // Only the Cancel button makes a cancellation: an AbortError the browser raised (an
+          // aborted IndexedDB transaction, a stopped worker) is a failure and is shown as one.
+          if (isAbortError(e) && controller.signal.aborted) {
+            notify('info', `Cancelled “${name}”. Nothing was stored.`);
+          } else notify('error', jobFailureMessage(name, e));
         } finally {
           setJobs((j) => j.filter((x) => x.id !== job.id));
           setEmbedded(service.stats.embeddedFragments);

@@ -2,7 +2,12 @@
 import { act } from 'react';
 import { createRoot } from 'react-dom/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ErrorBoundary, escapedErrorMessage, useGlobalFailures } from './ErrorBoundary';
+import {
+  ErrorBoundary,
+  escapedErrorMessage,
+  jobFailureMessage,
+  useGlobalFailures,
+} from './ErrorBoundary';
 
 (globalThis as { IS_REACT_ACT_ENVIRONMENT?: boolean }).IS_REACT_ACT_ENVIRONMENT = true;
 
@@ -77,6 +82,24 @@ describe('useGlobalFailures', () => {
     ]);
     expect(seen[0]).toBe(
       'Something failed unexpectedly: The transaction was aborted. Nothing was stored by the step that failed.',
+    );
+  });
+});
+
+describe('jobFailureMessage', () => {
+  it('does not call an AbortError the browser raised a cancellation', () => {
+    const abort = new DOMException('The transaction was aborted.', 'AbortError');
+    expect(jobFailureMessage('small.zip', abort)).toBe(
+      '“small.zip” was not added: the browser stopped the work (The transaction was aborted.). Nothing was stored; the library is as it was.',
+    );
+  });
+
+  it('passes other messages on, and names an error without one', () => {
+    expect(jobFailureMessage('a.txt', new Error('“a.txt” is empty.'))).toBe('“a.txt” is empty.');
+    const bare = new Error('');
+    bare.name = 'UnknownError';
+    expect(jobFailureMessage('a.txt', bare)).toBe(
+      '“a.txt” failed (UnknownError). Nothing was stored.',
     );
   });
 });

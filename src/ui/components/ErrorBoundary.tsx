@@ -40,6 +40,18 @@ export function escapedErrorMessage(reason: unknown): string {
   return `Something failed unexpectedly: ${what}. Nothing was stored by the step that failed.`;
 }
 
+/**
+ * What a person is told when a job fails. An AbortError that did not come from the Cancel button
+ * (the browser aborted a write, or stopped a worker) would otherwise read as "cancelled".
+ */
+export function jobFailureMessage(name: string, error: unknown): string {
+  const e = error instanceof Error ? error : new Error(String(error));
+  if (e.name === 'AbortError') {
+    return `“${name}” was not added: the browser stopped the work (${e.message || 'aborted'}). Nothing was stored; the library is as it was.`;
+  }
+  return e.message || `“${name}” failed (${e.name}). Nothing was stored.`;
+}
+
 /** Report uncaught errors and unhandled rejections of the page through `notify`. */
 export function useGlobalFailures(notify: (text: string) => void): void {
   useEffect(() => {
