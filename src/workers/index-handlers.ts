@@ -55,6 +55,7 @@ import type { GrammarSource } from '../models/tree-sitter';
 import {
   assembleVectors,
   parseChangedFiles,
+  parsesToStore,
   reusableRows,
   type FileParse,
   type PreviousRepositoryIndex,
@@ -619,7 +620,8 @@ async function indexRepository(
     embedderId,
     code,
     codeParams,
-    parses: parsed.parses,
+    // Capped so the stored record stays under Chromium's IndexedDB value limit (src/ingest/reindex.ts).
+    parses: parsesToStore(parsed.parses).parses,
     report,
     timings: {
       readMs: t1 - t0,
