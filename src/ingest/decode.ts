@@ -48,7 +48,20 @@ export const DETECT_SNIFF_BYTES = 65536;
  * single-byte text, which has no zero bytes) almost never shows at an even offset: line feed,
  * carriage return, space, comma, full stop, and the CJK comma and full stops 、。，.
  */
-const UTF16_MARKERS = new Set([0x000a, 0x000d, 0x0020, 0x002c, 0x002e, 0x3001, 0x3002, 0xff0c]);
+function isUtf16Marker(unit: number): boolean {
+  // Comparisons, not a Set: this runs twice per code unit of every file read (a Set lookup made
+  // it a third of reading 10,000 small files).
+  return (
+    unit === 0x000a ||
+    unit === 0x000d ||
+    unit === 0x0020 ||
+    unit === 0x002c ||
+    unit === 0x002e ||
+    unit === 0x3001 ||
+    unit === 0x3002 ||
+    unit === 0xff0c
+  );
+}
 /** Markers the sniffed start must hold, as a share of its code units, to call it UTF-16. */
 const UTF16_MIN_MARKER_SHARE = 0.01;
 /** How many times more markers one byte order must show than the other. */
@@ -66,8 +79,8 @@ export function detectUtf16WithoutBom(bytes: Uint8Array): 'utf-16le' | 'utf-16be
   for (let i = 0; i < n; i += 2) {
     // A code unit 0x0000 is no text.
     if (bytes[i] === 0 && bytes[i + 1] === 0) return null;
-    if (UTF16_MARKERS.has(bytes[i] | (bytes[i + 1] << 8))) le++;
-    if (UTF16_MARKERS.has((bytes[i] << 8) | bytes[i + 1])) be++;
+    if (isUtf16Marker(bytes[i] | (bytes[i + 1] << 8))) le++;
+    if (isUtf16Marker((bytes[i] << 8) | bytes[i + 1])) be++;
   }
   const units = n / 2;
   let guess: 'utf-16le' | 'utf-16be';

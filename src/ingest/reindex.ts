@@ -173,3 +173,31 @@ export function sameRepository(
   const shared = small.filter((f) => paths.has(f.path)).length;
   return 2 * shared >= small.length;
 }
+
+/**
+ * The most characters of JSON that a repository's stored parses may take. Chromium refuses an
+ * IndexedDB value over 133,169,152 bytes (127 MiB) serialised; the parses of 30,000 small files came
+ * to 155.6 MB and the whole save failed (issue 16). A structured clone is at most about twice the
+ * JSON of the same data, so this budget keeps the record well under the limit.
+ */
+export const MAX_STORED_PARSE_CHARS = 32 * 1024 * 1024;
+
+/**
+ * The parses to store with a repository: all of them while they fit `budget` characters of JSON,
+ * else the first ones (path order) that fit. A file whose parse is not stored is simply parsed
+ * again at the next re-index (reuse goes by content hash), so the cap costs time, never meaning.
+ */
+export function parsesToStore(
+  parses: readonly FileParse[],
+  budget: number = MAX_STORED_PARSE_CHARS,
+): { parses: FileParse[]; left: number } {
+  const kept: FileParse[] = [];
+  let used = 0;
+  for (const p of parses) {
+    const size = JSON.stringify(p).length;
+    if (used + size > budget) break;
+    used += size;
+    kept.push(p);
+  }
+  return { parses: kept, left: parses.length - kept.length };
+}

@@ -35,7 +35,7 @@ import { decodeText, isBlank, looksBinary, normalizeNewlines } from './decode';
 import { formatBytes, quoted } from './errors';
 import { GitignoreMatcher } from './gitignore';
 import { sha256Hex } from './sha256';
-import { readZipDirectory, readZipEntry, ZipError, type ZipEntry } from './zip';
+import { BlobRanges, readZipDirectory, readZipEntry, ZipError, type ZipEntry } from './zip';
 import { layoutRepository } from '../core/code/layout';
 import { languageOfPath, type CodeLanguage } from '../core/code/syntax';
 import type { Progress } from '../workers/protocol';
@@ -476,6 +476,13 @@ async function prepare(
   return { candidates, report, root };
 }
 
+/** Least time between two progress reports of the read stage. */
+const PROGRESS_MS = 50;
+
+function now(): number {
+  return typeof performance !== 'undefined' ? performance.now() : Date.now();
+}
+
 /** Step 8-9: read, decode and keep; then lay out the document. */
 async function finish(
   name: string,
@@ -490,9 +497,16 @@ async function finish(
   candidates.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   const kept: { path: string; text: string; bytes: number; encoding: string }[] = [];
   let keptBytes = 0;
+  // Progress at most every PROGRESS_MS: one message per file (30,000 of them) cost the UI thread
+  // a re-render each.
+  let reportedAt = -Infinity;
   for (let i = 0; i < candidates.length; i++) {
     const c = candidates[i];
-    options.onProgress?.({ stage: 'read', done: i, total: candidates.length, file: c.path });
+    const t = now();
+    if (t - reportedAt >= PROGRESS_MS) {
+      reportedAt = t;
+      options.onProgress?.({ stage: 'read', done: i, total: candidates.length, file: c.path });
+    }
     await checkpoint();
     let data: Uint8Array;
     try {
@@ -622,6 +636,8 @@ export async function ingestRepositoryZip(
         `its entries add up to ${formatBytes(declared)} unpacked, over the ${formatBytes(limits.maxTotalBytes)} limit`,
       );
     }
+    // One windowed reader for every entry: entries lie in order, so most reads hit its window.
+    const ranges = new BlobRanges(zip);
     const unsupported: { entry: ZipEntry; why: string }[] = [];
     const files = entries
       .filter((e) => !e.isDirectory)
@@ -641,7 +657,7 @@ export async function ingestRepositoryZip(
           raw: e.name,
           size: e.uncompressedSize,
           symlink: e.isSymlink,
-          read: () => readZipEntry(zip, e, limits.maxFileBytes),
+          read: () => readZipEntry(ranges, e, limits.maxFileBytes),
         })),
       ],
       limits,

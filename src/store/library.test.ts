@@ -274,7 +274,8 @@ describe('atomicity', () => {
     });
     const error = await library.saveIndexedDocument(sampleDocument('b')).catch((e: unknown) => e);
     vi.restoreAllMocks();
-    expect((error as Error).name).toBe('AbortError');
+    // Not 'AbortError': that reads as a cancellation (src/store/transaction-abort.test.ts).
+    expect((error as Error).name).toBe('TransactionAborted');
     expect(await everythingOf('b')).toMatchObject({
       document: undefined,
       source: undefined,

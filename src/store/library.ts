@@ -179,7 +179,7 @@ function noop(): void {}
  * rethrown.
  */
 async function commit<T>(
-  tx: { done: Promise<void>; abort(): void },
+  tx: { done: Promise<void>; abort(): void; readonly error?: DOMException | null },
   body: () => Promise<T>,
 ): Promise<T> {
   // `done` rejects when the transaction aborts; we report the first cause ourselves.
@@ -194,8 +194,25 @@ async function commit<T>(
     } catch {
       // Already aborted or finished.
     }
-    throw error;
+    // When the browser aborts a transaction (quota, an internal error), its requests fail with
+    // an 'AbortError' that reads like a cancellation; the transaction's own error is the cause.
+    throw transactionCause(error, tx.error);
   }
+}
+
+/** The error to report for a failed transaction: its cause rather than a request's AbortError. */
+export function transactionCause(
+  error: unknown,
+  txError: DOMException | null | undefined,
+): unknown {
+  if (!(error instanceof Error && error.name === 'AbortError')) return error;
+  if (txError && txError.name !== 'AbortError') return txError;
+  // Aborted with no cause given: say so, under a name no one takes for a cancel.
+  const why = new Error(
+    `the browser aborted the write${error.message ? ` (${error.message})` : ''}`,
+  );
+  why.name = 'TransactionAborted';
+  return why;
 }
 
 /** Collects request promises issued without awaiting each, so none rejects unhandled. */

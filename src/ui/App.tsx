@@ -17,6 +17,7 @@ import { SkipReport, type RepositoryReportEntry } from './code/SkipReport';
 import { Controls } from './components/Controls';
 import { DocumentStrip } from './components/DocumentStrip';
 import { DropZone, type DroppedFolder } from './components/DropZone';
+import { ErrorBoundary, jobFailureMessage, useGlobalFailures } from './components/ErrorBoundary';
 import { ExplanationView } from './components/ExplanationView';
 import { LibraryPanel, type Job } from './components/LibraryPanel';
 import { RankedList } from './components/RankedList';
@@ -123,17 +124,20 @@ export function App() {
     setNotices((n) => [...n, { id: nextNotice.current++, kind, text }]);
   }, []);
   const boot = useServices(notify);
+  useGlobalFailures(useCallback((text: string) => notify('error', text), [notify]));
 
   return (
     <div className="layout">
       {boot.status === 'ready' ? (
-        <Workspace
-          services={boot.services}
-          workers={boot.workers}
-          notices={notices}
-          setNotices={setNotices}
-          notify={notify}
-        />
+        <ErrorBoundary>
+          <Workspace
+            services={boot.services}
+            workers={boot.workers}
+            notices={notices}
+            setNotices={setNotices}
+            notify={notify}
+          />
+        </ErrorBoundary>
       ) : (
         <>
           <aside className="sidebar">
@@ -262,8 +266,11 @@ function Workspace({
           if (controller.signal.aborted) return;
           await work(controller.signal, job);
         } catch (e) {
-          if (isAbortError(e)) notify('info', `Cancelled “${name}”. Nothing was stored.`);
-          else notify('error', (e as Error).message);
+          // Only the Cancel button makes a cancellation: an AbortError the browser raised (an
+          // aborted IndexedDB transaction, a stopped worker) is a failure and is shown as one.
+          if (isAbortError(e) && controller.signal.aborted) {
+            notify('info', `Cancelled “${name}”. Nothing was stored.`);
+          } else notify('error', jobFailureMessage(name, e));
         } finally {
           setJobs((j) => j.filter((x) => x.id !== job.id));
           setEmbedded(service.stats.embeddedFragments);

@@ -44,10 +44,19 @@ export class WorkerClient<
     worker.addEventListener('message', (event: MessageEvent<WorkerResponse>) =>
       this.onMessage(event.data),
     );
+    // A failure of the worker itself (an uncaught error, a script that would not load) or an
+    // answer that could not be read (a result too large to copy back: out of memory) would
+    // otherwise leave every call waiting for ever: each is failed with a message instead.
     worker.addEventListener('error', (event) => {
-      const error = new Error(`A background worker failed: ${event.message || 'unknown error'}`);
-      for (const p of this.pending.values()) p.reject(error);
-      this.pending.clear();
+      event.preventDefault?.();
+      this.failAll(
+        `A background worker failed: ${event.message || 'unknown error'}. Nothing was stored; reload the page to try again.`,
+      );
+    });
+    worker.addEventListener('messageerror', () => {
+      this.failAll(
+        'A background worker’s answer could not be read (most likely it was too large for the memory left to this tab). Nothing was stored; close other tabs or add a smaller part.',
+      );
     });
   }
 
@@ -87,6 +96,13 @@ export class WorkerClient<
   terminate(): void {
     this.worker.terminate();
     for (const p of this.pending.values()) p.reject(new AbortError('The worker was stopped.'));
+    this.pending.clear();
+  }
+
+  private failAll(message: string): void {
+    const error = new Error(message);
+    error.name = 'WorkerFailure';
+    for (const p of this.pending.values()) p.reject(error);
     this.pending.clear();
   }
 

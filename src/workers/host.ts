@@ -42,10 +42,13 @@ export function serveWorker(scope: WorkerScope, handlers: Record<string, Handler
     const controller = new AbortController();
     running.set(id, controller);
     let transfer: Transferable[] = [];
+    const progress = throttledProgress((p) =>
+      scope.postMessage({ type: 'progress', id, progress: p }),
+    );
     try {
       const result = await handler(payload as never, {
         signal: controller.signal,
-        progress: (progress) => scope.postMessage({ type: 'progress', id, progress }),
+        progress: progress.report,
         transfer: (buffers) => {
           transfer = buffers;
         },
@@ -54,7 +57,52 @@ export function serveWorker(scope: WorkerScope, handlers: Record<string, Handler
     } catch (error) {
       scope.postMessage({ type: 'error', id, error: serializeError(error) });
     } finally {
+      progress.stop();
       running.delete(id);
     }
   });
+}
+
+/** Least time between two progress messages of one request within a stage. */
+export const PROGRESS_INTERVAL_MS = 50;
+
+/**
+ * Progress as the UI needs it: every new stage and every stage's end at once, otherwise at most one
+ * message per PROGRESS_INTERVAL_MS (the latest; `done` never decreases, so skipping is safe). One
+ * message per file of a 30,000-file repository cost the UI thread a re-render each.
+ */
+export function throttledProgress(
+  post: (p: Progress) => void,
+  now: () => number = () => performance.now(),
+): { report: (p: Progress) => void; stop: () => void } {
+  let stage: string | null = null;
+  let postedAt = -Infinity;
+  let pending: Progress | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let stopped = false;
+  const send = (p: Progress) => {
+    pending = null;
+    stage = p.stage;
+    postedAt = now();
+    post(p);
+  };
+  return {
+    report(p) {
+      if (stopped) return;
+      if (p.stage !== stage || p.done >= p.total || now() - postedAt >= PROGRESS_INTERVAL_MS) {
+        send(p);
+        return;
+      }
+      pending = p;
+      // The latest skipped report still arrives if no other follows soon.
+      timer ??= setTimeout(() => {
+        timer = null;
+        if (pending && !stopped) send(pending);
+      }, PROGRESS_INTERVAL_MS);
+    },
+    stop() {
+      stopped = true;
+      if (timer !== null) clearTimeout(timer);
+    },
+  };
 }

@@ -56,6 +56,7 @@ import type { GrammarSource } from '../models/tree-sitter';
 import {
   assembleVectors,
   parseChangedFiles,
+  parsesToStore,
   reusableRows,
   type FileParse,
   type PreviousRepositoryIndex,
@@ -631,7 +632,8 @@ async function indexRepository(
     code,
     codeParams,
     codeReferences,
-    parses: parsed.parses,
+    // Capped so the stored record stays under Chromium's IndexedDB value limit (src/ingest/reindex.ts).
+    parses: parsesToStore(parsed.parses).parses,
     report,
     timings: {
       readMs: t1 - t0,
