@@ -56,6 +56,7 @@ import { buildCodeGraph, type CodeFile } from '../src/core/code/graph';
 import { layoutRepository, repositoryWindows, type CodeWindow } from '../src/core/code/layout';
 import { defaultCodeRelationOptions } from '../src/core/code/options';
 import { codeRelationMatrix } from '../src/core/code/relation';
+import { summaryCodeRelationMatrix } from '../src/core/code/summary';
 import type { FileSyntax, SyntaxDefinition } from '../src/core/code/syntax';
 import { pairedBootstrap, splitOf, type SplitPart } from '../src/core/eval';
 import { loadRepoMiniLm, miniLmRepoTable } from './repoeval-minilm';
@@ -282,6 +283,10 @@ async function scaleCheck(parser: CodeParser) {
   t = performance.now();
   const matrix = codeRelationMatrix(graph, cover);
   const relationMs = performance.now() - t;
+  t = performance.now();
+  const summary =
+    process.env.REPOEVAL_SUMMARY === '1' ? summaryCodeRelationMatrix(graph, cover) : null;
+  const relationSummaryMs = summary ? performance.now() - t : undefined;
   const after = await memoryUsed();
   return {
     repo: 'node_modules/eslint/lib (scale check, not RepoEval)',
@@ -295,6 +300,7 @@ async function scaleCheck(parser: CodeParser) {
     graphMs,
     coverMs,
     relationMs,
+    relationSummaryMs,
     relationNnz: matrix.col.length,
     relationMB:
       (matrix.rowPtr.byteLength + matrix.col.byteLength + matrix.weight.byteLength) / 2 ** 20,
@@ -346,6 +352,8 @@ async function main() {
   await parser.prepare(['python']);
   // Issue 9: the real MiniLM as a further scorer (bench/repoeval-minilm.ts).
   const miniLm = process.env.QUALITY_EMBEDDER === 'minilm' ? await loadRepoMiniLm() : undefined;
+  // Issue 16: the summarised Eq. 8 (src/core/code/summary.ts) beside the exact one, as ideas.
+  const withSummary = process.env.REPOEVAL_SUMMARY === '1';
 
   const repoResults: RepoResult[] = [];
   const taskResults: TaskResult[] = [];
@@ -394,7 +402,10 @@ async function main() {
     t = performance.now();
     const exact = codeRelationMatrix(graph, cover, { maxPerRow: Infinity });
     const relationExactMs = performance.now() - t;
-    const result: RepoResult = {
+    t = performance.now();
+    if (withSummary) summaryCodeRelationMatrix(graph, cover);
+    const relationSummaryMs = withSummary ? performance.now() - t : undefined;
+    const result: RepoResult & { relationSummaryMs?: number } = {
       repo,
       files: doc.files.length,
       parsedFiles: graph.stats.parsedFiles,
@@ -411,6 +422,7 @@ async function main() {
       coverMs,
       relationMs,
       relationExactMs,
+      relationSummaryMs,
       relationNnz: matrix.col.length,
       relationExactNnz: exact.col.length,
       relationMB:
@@ -576,6 +588,16 @@ async function main() {
       const bench = ideaScores['ppr (code graph) refs'];
       appChecked++;
       if (app.some((x, i) => x !== bench[i])) appMismatches.push(`${repo}:${m.task_id}`);
+      if (withSummary) {
+        for (const [name, searchLimit] of [
+          ['code summary', undefined],
+          ['code summary cut 128', 128],
+          ['code summary uncut', Infinity],
+        ] as const) {
+          const m2 = summaryCodeRelationMatrix(g, c, { searchLimit });
+          ideaScores[name] = withCode(m2);
+        }
+      }
       if (miniLm) {
         Object.assign(
           ideaScores,
@@ -706,7 +728,9 @@ async function main() {
     ? `repoeval-${only.join('+')}.json`
     : miniLm
       ? 'repoeval-minilm.json'
-      : 'repoeval.json';
+      : withSummary
+        ? 'repoeval-summary.json'
+        : 'repoeval.json';
   process.stderr.write(
     `[repoeval] app default vs "ppr (code graph) refs": ${appChecked} tasks, ${appMismatches.length} with different scores\n`,
   );

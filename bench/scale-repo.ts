@@ -58,7 +58,7 @@ const SKIPPED_DIRS = new Set([
   '.git',
 ]);
 
-interface Source {
+export interface Source {
   /** Path inside the zip: <package>/<path in the package>. */
   zipPath: string;
   bytes: Uint8Array;
@@ -132,7 +132,7 @@ function* packageSources(pkg: string, maxBytes: number): Generator<Source> {
 }
 
 /** About a million lines: whole packages in name order until the target is passed. */
-function millionLines(): {
+export function millionLines(): {
   sources: Source[];
   packages: { name: string; files: number; lines: number }[];
 } {

@@ -32,8 +32,8 @@ import {
 } from '../core/code/layout';
 import { defaultCodeRelationOptions, type CodeRelationOptions } from '../core/code/options';
 import type { FileSyntax } from '../core/code/syntax';
-import { codeRelationMatrix } from '../core/code/relation';
 import { windowReferenceCounts } from '../core/code/references';
+import { summaryCodeRelationMatrix } from '../core/code/summary';
 import { splitProse } from '../core/fragment';
 import { labelFragments } from '../core/sections';
 import { semanticNeighbours } from '../core/relations/semantic';
@@ -447,7 +447,11 @@ function codeOptions(code: Partial<CodeRelationOptions> | undefined): CodeRelati
   return { ...defaultCodeRelationOptions, ...code };
 }
 
-/** Eq. 8 over the windows (stage 'relate'), polling the cancel flag as well as the signal. */
+/**
+ * Eq. 8 over the windows (stage 'relate'), polling the cancel flag as well as the signal: by its
+ * summarised form (8b, core/code/summary.ts), since the exact build is quadratic in a repository
+ * (a million lines: about 36 minutes; docs/scale.md section 4).
+ */
 function buildCodeRelation(
   graph: CodeGraph,
   cover: WindowCover,
@@ -456,7 +460,7 @@ function buildCodeRelation(
   cancelFlag: Int32Array | undefined,
   report: (done: number, total: number) => void,
 ): CsrMatrix {
-  return codeRelationMatrix(graph, cover, {
+  return summaryCodeRelationMatrix(graph, cover, {
     ...options,
     onProgress: (done, total) => {
       if (ctx.signal.aborted || (cancelFlag && Atomics.load(cancelFlag, 0) !== 0)) {

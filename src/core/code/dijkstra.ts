@@ -68,8 +68,16 @@ export class StrongestPaths {
   /**
    * Strongest paths from the seeds (node, initial strength in (0, 1]) to every node with
    * strength >= threshold. The returned arrays are reused by the next search: copy what you keep.
+   * With `limit`, the search stops once it has settled that many nodes: they are the `limit`
+   * strongest (settling goes strongest first), and every node left out has a strength at most the
+   * last one settled.
    */
-  search(seedNodes: ArrayLike<number>, seedStrengths: ArrayLike<number>, track = false): Reached {
+  search(
+    seedNodes: ArrayLike<number>,
+    seedStrengths: ArrayLike<number>,
+    track = false,
+    limit = Infinity,
+  ): Reached {
     const gen = ++this.generation;
     if (gen === 0xffffffff) {
       this.stamp.fill(0);
@@ -155,6 +163,7 @@ export class StrongestPaths {
       this.outNodes[count] = v;
       this.outStrength[count] = value;
       count++;
+      if (count >= limit) break;
       for (let p = ptr[v], end = ptr[v + 1]; p < end; p++) {
         const u = adjNode[p];
         if (settled[u] === g) continue;

@@ -7,8 +7,7 @@ import { buildCodeGraph, type CodeFile, type CodeGraph } from './graph';
 import { fileText, layoutRepository, repositoryWindows } from './layout';
 import { codeRelation, codeRelationMatrix } from './relation';
 import type { CsrMatrix } from '../types';
-import { call, definition, syntax } from './testing';
-import type { FileSyntax } from './syntax';
+import { call, definition, randomRepository, syntax } from './testing';
 
 function weightAt(m: CsrMatrix, i: number, j: number): number {
   for (let p = m.rowPtr[i]; p < m.rowPtr[i + 1]; p++) if (m.col[p] === j) return m.weight[p];
@@ -169,89 +168,6 @@ describe('Eq. 8 on a hand-computed repository', () => {
 });
 
 /** A random repository: files in directories, nested definitions over line ranges, calls. */
-function randomRepository(seed: number): CodeFile[] {
-  let state = seed >>> 0 || 1;
-  const rand = () => {
-    state ^= state << 13;
-    state ^= state >>> 17;
-    state ^= state << 5;
-    return (state >>> 0) / 0x100000000;
-  };
-  const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * xs.length)];
-  const dirs = ['', 'a', 'a/b', 'c'];
-  const names = ['f', 'g', 'h', 'k', 'run', 'step'];
-  const fileCount = 1 + Math.floor(rand() * 4);
-  const files: CodeFile[] = [];
-  for (let f = 0; f < fileCount; f++) {
-    const dir = pick(dirs);
-    const path = `${dir ? dir + '/' : ''}m${f}.${rand() < 0.2 ? 'txt' : 'py'}`;
-    const lineCount = 3 + Math.floor(rand() * 30);
-    const lines = Array.from({ length: lineCount }, (_, k) =>
-      rand() < 0.15
-        ? ''
-        : `${'  '.repeat(Math.floor(rand() * 3))}x${k} ${'y'.repeat(Math.floor(rand() * 6))}`,
-    );
-    const text = lines.join('\n') + '\n';
-    const starts: number[] = [];
-    let at = 0;
-    for (const l of lines) {
-      starts.push(at);
-      at += l.length + 1;
-    }
-    const lineEnd = (k: number) => starts[k] + lines[k].length;
-    if (path.endsWith('.txt')) {
-      files.push({ path, text, syntax: null });
-      continue;
-    }
-    const s: FileSyntax = syntax({});
-    // Nested definitions over line ranges.
-    const addDefs = (from: number, to: number, parent: number, depth: number) => {
-      let k = from;
-      while (k < to) {
-        const len = 1 + Math.floor(rand() * Math.min(8, to - k));
-        if (rand() < 0.6) {
-          const idx = s.definitions.length;
-          s.definitions.push({
-            kind: depth === 0 && rand() < 0.3 ? 'class' : 'function',
-            name: pick(names),
-            parent,
-            owner: '',
-            start: starts[k],
-            end: lineEnd(k + len - 1),
-            startLine: k,
-            endLine: k + len - 1,
-          });
-          if (depth < 2 && len > 2) addDefs(k + 1, k + len, idx, depth + 1);
-        }
-        k += len;
-      }
-    };
-    addDefs(0, lineCount, -1, 0);
-    for (let k = 0; k < lineCount; k++) {
-      if (lines[k].length < 4 || rand() < 0.5) continue;
-      let scope = -1;
-      s.definitions.forEach((d, i) => {
-        if (d.startLine <= k && d.endLine >= k) scope = i;
-      });
-      const start = starts[k] + lines[k].length - 3;
-      s.calls.push({
-        callee: pick(names),
-        qualifier: '',
-        separator: '',
-        scope,
-        start,
-        end: start + 2,
-        startLine: k,
-        endLine: k,
-      });
-    }
-    files.push({ path, text, syntax: s });
-  }
-  // Unique paths.
-  const seen = new Set<string>();
-  return files.filter((f) => (seen.has(f.path) ? false : (seen.add(f.path), true)));
-}
-
 /** Eq. 8 the slow way: owners by smallest containing span, Dis by full-graph search. */
 function bruteForce(
   graph: CodeGraph,

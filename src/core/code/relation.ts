@@ -172,6 +172,8 @@ export class CodeStrengths {
     private readonly graph: CodeGraph,
     readonly threshold: number = defaultCodeRelationOptions.threshold,
     private readonly cacheBytes = ROW_CACHE_BYTES,
+    /** Most nodes one search settles (the strongest; summary.ts); Infinity: exact. */
+    private readonly searchLimit = Infinity,
   ) {
     this.contracted = contractCalls(graph);
     this.paths = new StrongestPaths(this.contracted.adjacency, threshold);
@@ -220,7 +222,7 @@ export class CodeStrengths {
       }
     }
     this.searches++;
-    const reached = this.paths.search([x], [1]);
+    const reached = this.paths.search([x], [1], false, this.searchLimit);
     return this.remember(x, {
       index: reached.nodes.slice(0, reached.count),
       value: reached.strength.slice(0, reached.count),
@@ -272,7 +274,7 @@ export class CodeStrengths {
 }
 
 /** Keep the `keep` largest of vals[0..m) (ties: lower column first); returns the new count. */
-function keepStrongest(
+export function keepStrongest(
   cols: Uint32Array,
   vals: Float64Array,
   m: number,

@@ -1,0 +1,422 @@
+/**
+ * @file Eq. 8 at scale: the directory and file levels summarised once, shared by every window
+ * below them; per-window searches only inside files and along calls (docs/method.md, "The code
+ * relation at scale"; docs/scale.md section 4).
+ *
+ * Why: the exact build (relation.ts) runs one strongest-path search per covering node over the
+ * whole graph, and with directory edges of 0.3 every search reaches most of a repository: O(nodes
+ * x graph). A million lines took about 36 minutes that way.
+ *
+ * The decomposition. Let S(k, l) be Dis on the LOCAL graph (every edge but the directory ones:
+ * syntax, file-root and call edges), U(k) = S(k, F_k) the strength from k up to its own file node,
+ * and D(F, F') the directory-tree strength between two file nodes (w_dir^(tree hops); 1 for
+ * F = F'; taken as 0 below the threshold, as Dis is). A path that uses directory edges leaves k's
+ * file at F_k and enters l's at F_l, so its strength is U(k) D(F_k, F_l) U(l), and
+ *
+ *   Dis~(k, l) = max( S(k, l), U(k) D(F_k, F_l) U(l) ).                                   (8a)
+ *
+ * Putting (8a) into Eq. 8 with a_k = len_k / L_i, b_l = len_l / L_j and max(x, y) = y + max(0, x - y):
+ *
+ *   w~[i][j] = u_i D(F_i, F_j) u_j + sum_k a_k P_k[j],                                     (8b)
+ *   u_i = sum_k a_k U(k),   P_k[j] = sum_{l in C(j)} b_l max(0, S(k, l) - U(k) D(F_k, F_l) U(l)).
+ *
+ * The first term is rank one per pair of files, the second is sparse (only nodes the local search
+ * reaches). What (8a) leaves out, against Dis: paths whose directory walk starts or ends at a file
+ * node other than k's or l's own (k calls into file G, then walks G's directory to l's file), and
+ * paths with more than one directory walk; so Dis~ <= Dis there. And the threshold: Dis drops a
+ * pair whose strength is below it, (8b) drops U(k) D U(l) only when D itself is below it, so each
+ * weight can exceed Eq. 8's by less than the threshold. On a call-free repository (the graph is
+ * then a tree) Dis~ = Dis and w~ equals Eq. 8 within the threshold (summary.test.ts asserts both).
+ *
+ * The strongest `maxPerRow` of a row, exactly for w~: the candidates are the windows the local
+ * searches reach, every window of the row's own file, and, per ancestor directory d of F_i at h
+ * hops and per depth t below it with w_dir^(h+t) >= threshold, the maxPerRow + 1 windows under d
+ * at depth t with the largest u (best lists, merged bottom-up once per directory). A window in none
+ * of them has only the rank-one term, and maxPerRow + 1 candidates at its ancestor and depth
+ * (themselves at least as strong, their true D being at least that) beat or tie it.
+ *
+ * Cost: one local search per covering node (cached as in relation.ts) plus one per file for U, each
+ * over a file and what its calls reach; per window O(candidates). Memory: the best lists (a few
+ * per directory, maxPerRow + 1 entries each) and u.
+ */
+import type { CsrMatrix } from '../types';
+import type { WindowCover } from './cover';
+import { EDGE_DIRECTORY, type CodeGraph } from './graph';
+
+export interface SummaryCodeRelationOptions extends CodeRelationBuildOptions {
+  /**
+   * Most nodes one local search settles, the strongest first (Infinity: all above the threshold).
+   * Calls join most of a large repository into one component through widely called definitions
+   * (a million lines of node_modules: median search 3 nodes, 90th percentile 47,000), so searches
+   * are cut: a node left out has S at most the strength of the last one settled, so each weight
+   * loses less than that (a weighted mean of the missed S). Chosen on RepoEval (docs/scale.md).
+   */
+  searchLimit: number;
+}
+
+export const DEFAULT_SEARCH_LIMIT = 1024;
+import { defaultCodeRelationOptions } from './options';
+import { CodeStrengths, keepStrongest, type CodeRelationBuildOptions } from './relation';
+
+/** The code graph without its directory edges (the local graph of (8a)). */
+export function localGraph(graph: CodeGraph): CodeGraph {
+  const n = graph.nodes.length;
+  const { adjPtr, adjNode, adjWeight, adjKind } = graph;
+  const ptr = new Uint32Array(n + 1);
+  for (let v = 0; v < n; v++) {
+    let d = 0;
+    for (let p = adjPtr[v]; p < adjPtr[v + 1]; p++) if (adjKind[p] !== EDGE_DIRECTORY) d++;
+    ptr[v + 1] = ptr[v] + d;
+  }
+  const node = new Uint32Array(ptr[n]);
+  const weight = new Float32Array(ptr[n]);
+  const kind = new Uint8Array(ptr[n]);
+  let q = 0;
+  for (let v = 0; v < n; v++) {
+    for (let p = adjPtr[v]; p < adjPtr[v + 1]; p++) {
+      if (adjKind[p] === EDGE_DIRECTORY) continue;
+      node[q] = adjNode[p];
+      weight[q] = adjWeight[p];
+      kind[q++] = adjKind[p];
+    }
+  }
+  return { ...graph, adjPtr: ptr, adjNode: node, adjWeight: weight, adjKind: kind };
+}
+
+/**
+ * D(F, F') between file nodes through the directory tree, taken as 0 below the threshold; cached
+ * per "current" file (rows are built file by file).
+ */
+class DirectoryStrength {
+  private readonly upStamp: Uint32Array;
+  private readonly upHops: Int32Array;
+  private readonly fileStamp: Uint32Array;
+  private readonly fileValue: Float64Array;
+  private generation = 0;
+  /** Most hops a directory path may have before its strength falls below the threshold. */
+  readonly maxHops: number;
+
+  constructor(
+    private readonly graph: CodeGraph,
+    private readonly threshold: number,
+  ) {
+    const w = graph.weights.directory;
+    this.maxHops = w >= 1 ? Infinity : Math.floor(Math.log(threshold) / Math.log(w) + 1e-9);
+    this.upStamp = new Uint32Array(graph.nodes.length);
+    this.upHops = new Int32Array(graph.nodes.length);
+    this.fileStamp = new Uint32Array(graph.files.length);
+    this.fileValue = new Float64Array(graph.files.length);
+  }
+
+  private current = -1;
+
+  /** Make `file` the one distances are measured from. */
+  from(file: number): void {
+    if (file === this.current) return;
+    this.current = file;
+    this.generation++;
+    const g = this.generation;
+    const nodes = this.graph.nodes;
+    let d = nodes[this.graph.files[file].node].parent;
+    for (let h = 1; d >= 0 && h <= this.maxHops; h++, d = nodes[d].parent) {
+      this.upStamp[d] = g;
+      this.upHops[d] = h;
+    }
+  }
+
+  /** D(current, other). */
+  to(other: number): number {
+    if (other === this.current) return 1;
+    const g = this.generation;
+    if (this.fileStamp[other] === g) return this.fileValue[other];
+    const nodes = this.graph.nodes;
+    let value = 0;
+    let d = nodes[this.graph.files[other].node].parent;
+    for (let t = 1; d >= 0 && t < this.maxHops; t++, d = nodes[d].parent) {
+      if (this.upStamp[d] === g) {
+        const hops = t + this.upHops[d];
+        if (hops <= this.maxHops) value = Math.pow(this.graph.weights.directory, hops);
+        break;
+      }
+    }
+    this.fileStamp[other] = g;
+    this.fileValue[other] = value;
+    return value;
+  }
+}
+
+/** A best list: windows and their u, strongest first. */
+interface Best {
+  window: Uint32Array;
+  u: Float64Array;
+}
+
+const EMPTY_BEST: Best = { window: new Uint32Array(0), u: new Float64Array(0) };
+
+/** The `keep` windows of largest u among the given lists (ties: lower window first). */
+function mergeBest(lists: Best[], keep: number): Best {
+  let m = 0;
+  for (const l of lists) m += l.window.length;
+  if (m === 0) return EMPTY_BEST;
+  const cols = new Uint32Array(m);
+  const vals = new Float64Array(m);
+  let at = 0;
+  for (const l of lists) {
+    cols.set(l.window, at);
+    vals.set(l.u, at);
+    at += l.window.length;
+  }
+  const kept = keepStrongest(cols, vals, m, keep, new Float64Array(m));
+  const order = Array.from({ length: kept }, (_, t) => t).sort(
+    (a, b) => vals[b] - vals[a] || cols[a] - cols[b],
+  );
+  return {
+    window: Uint32Array.from(order, (t) => cols[t]),
+    u: Float64Array.from(order, (t) => vals[t]),
+  };
+}
+
+/** Eq. 8 by the summary (8b), as a CSR matrix (columns ascending in each row). */
+export function summaryCodeRelationMatrix(
+  graph: CodeGraph,
+  cover: WindowCover,
+  options: Partial<SummaryCodeRelationOptions> = {},
+): CsrMatrix {
+  const threshold = options.threshold ?? defaultCodeRelationOptions.threshold;
+  const maxPerRow = options.maxPerRow ?? defaultCodeRelationOptions.maxPerRow;
+  if (!(maxPerRow >= 1)) {
+    throw new Error(`FragRel: maxPerRow must be at least 1 (or Infinity), got ${maxPerRow}.`);
+  }
+  const n = cover.windows;
+  const nodes = graph.nodes;
+  const nodeCount = nodes.length;
+  const fileCount = graph.files.length;
+  const { windowPtr, windowNode, windowLength, total, nodePtr, nodeWindow, nodeLength } = cover;
+  const progress = options.onProgress;
+
+  const searchLimit = options.searchLimit ?? DEFAULT_SEARCH_LIMIT;
+  const strengths = new CodeStrengths(localGraph(graph), threshold, undefined, searchLimit);
+  const value = new Float64Array(nodeCount);
+  const touchedNodes = new Uint32Array(nodeCount);
+
+  // U(x) = S(x, F_x): the tree path up to the file (parents have lower ids: graph.ts), raised by
+  // one local search from each file node where a call path is stronger (read at the file's own
+  // nodes; a cut search leaves the rest at the tree path, a lower bound like the cut itself).
+  const up = new Float64Array(nodeCount);
+  const w = graph.weights;
+  for (let x = 0; x < nodeCount; x++) {
+    const node = nodes[x];
+    if (node.kind === 'file') up[x] = 1;
+    else if (node.kind === 'root') up[x] = w.fileRoot;
+    else if (node.kind !== 'directory' && node.parent >= 0) up[x] = up[node.parent] * w.syntax;
+  }
+  for (let f = 0; f < fileCount; f++) {
+    if (progress && (f & 63) === 0) progress(0, n);
+    const count = strengths.from(graph.files[f].node, value, touchedNodes);
+    for (let t = 0; t < count; t++) {
+      const x = touchedNodes[t];
+      if (nodes[x].file === f && value[x] > up[x]) up[x] = value[x];
+      value[x] = 0;
+    }
+  }
+
+  // u_j, and each window's file (-1: no covering nodes, so no relations).
+  const u = new Float64Array(n);
+  const windowFile = new Int32Array(n).fill(-1);
+  const invTotal = new Float64Array(n);
+  for (let j = 0; j < n; j++) {
+    if (!(total[j] > 0)) continue;
+    invTotal[j] = 1 / total[j];
+    let s = 0;
+    for (let p = windowPtr[j]; p < windowPtr[j + 1]; p++) s += windowLength[p] * up[windowNode[p]];
+    u[j] = s * invTotal[j];
+    windowFile[j] = nodes[windowNode[windowPtr[j]]].file;
+  }
+  const fileWindows: number[][] = Array.from({ length: fileCount }, () => []);
+  for (let j = 0; j < n; j++) if (windowFile[j] >= 0) fileWindows[windowFile[j]].push(j);
+
+  // Best lists per directory and depth below it (1 .. maxHops - 1), children before parents.
+  const dirs = new DirectoryStrength(graph, threshold);
+  const maxDepth = Math.max(0, Math.min(dirs.maxHops - 1, 64));
+  const keep = Number.isFinite(maxPerRow) ? maxPerRow + 1 : Infinity;
+  const best = new Map<number, Best[]>();
+  const filesIn = new Map<number, number[]>();
+  const childDirs = new Map<number, number[]>();
+  for (let f = 0; f < fileCount; f++) {
+    const d = nodes[graph.files[f].node].parent;
+    if (d < 0) continue;
+    if (!filesIn.has(d)) filesIn.set(d, []);
+    filesIn.get(d)!.push(f);
+  }
+  const directories: number[] = [];
+  for (let v = 0; v < nodeCount; v++) {
+    if (nodes[v].kind !== 'directory') continue;
+    directories.push(v);
+    const p = nodes[v].parent;
+    if (p < 0) continue;
+    if (!childDirs.has(p)) childDirs.set(p, []);
+    childDirs.get(p)!.push(v);
+  }
+  // Directory ids grow from parent to child (graph.ts creates parents first).
+  for (let t = directories.length - 1; t >= 0; t--) {
+    const d = directories[t];
+    const lists: Best[] = [];
+    if (maxDepth >= 1) {
+      const own: number[] = [];
+      for (const f of filesIn.get(d) ?? []) own.push(...fileWindows[f]);
+      lists.push(
+        mergeBest(
+          [{ window: Uint32Array.from(own), u: Float64Array.from(own, (j) => u[j]) }],
+          keep,
+        ),
+      );
+      for (let depth = 2; depth <= maxDepth; depth++) {
+        lists.push(
+          mergeBest(
+            (childDirs.get(d) ?? []).map((c) => best.get(c)![depth - 2] ?? EMPTY_BEST),
+            keep,
+          ),
+        );
+      }
+    }
+    best.set(d, lists);
+  }
+
+  // Projections of the corrections P_k (sparse), dropped after the last window k covers.
+  const lastUse = new Int32Array(nodeCount).fill(-1);
+  for (let i = 0; i < n; i++) {
+    for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) lastUse[windowNode[p]] = i;
+  }
+  const projAcc = new Float64Array(n);
+  const projTouched = new Uint32Array(n);
+  const projections = new Map<number, { index: Uint32Array; value: Float64Array }>();
+  const project = (k: number) => {
+    const count = strengths.from(k, value, touchedNodes);
+    const uk = up[k];
+    let m = 0;
+    for (let t = 0; t < count; t++) {
+      const l = touchedNodes[t];
+      const s = value[l];
+      value[l] = 0;
+      const c = s - uk * dirs.to(nodes[l].file) * up[l];
+      if (!(c > 0)) continue;
+      for (let q = nodePtr[l]; q < nodePtr[l + 1]; q++) {
+        const j = nodeWindow[q];
+        if (projAcc[j] === 0) projTouched[m++] = j;
+        projAcc[j] += nodeLength[q] * invTotal[j] * c;
+      }
+    }
+    const index = projTouched.slice(0, m);
+    const out = new Float64Array(m);
+    for (let t = 0; t < m; t++) {
+      out[t] = projAcc[index[t]];
+      projAcc[index[t]] = 0;
+    }
+    return { index, value: out };
+  };
+
+  const acc = new Float64Array(n);
+  const seen = new Uint8Array(n);
+  const candidates = new Uint32Array(n);
+  const rowCols = new Uint32Array(n);
+  const rowVals = new Float64Array(n);
+  const scratch = new Float64Array(n);
+  const rowPtr = new Uint32Array(n + 1);
+  let col = new Uint32Array(1024);
+  let weight = new Float32Array(1024);
+  let nnz = 0;
+  let currentFile = -1;
+  const inPool = new Int32Array(n);
+  /** The rank-one candidates of the current file: its own windows and its ancestors' best lists. */
+  let fileCandidates = new Uint32Array(0);
+
+  for (let i = 0; i < n; i++) {
+    if (progress && (i & 63) === 0) progress(i, n);
+    const fi = windowFile[i];
+    if (fi < 0) {
+      rowPtr[i + 1] = nnz;
+      continue;
+    }
+    if (fi !== currentFile) {
+      currentFile = fi;
+      dirs.from(fi);
+      // Pool: the file's own windows (D = 1) and its ancestors' best lists at reachable depths;
+      // only the strongest maxPerRow + 1 by D u_j can matter to any row of this file (the
+      // rank-one term orders them the same way for every window of the file).
+      const pool: number[] = [...fileWindows[fi]];
+      for (const j of pool) inPool[j] = fi + 1;
+      let d = nodes[graph.files[fi].node].parent;
+      for (let h = 1; d >= 0 && h < dirs.maxHops; h++, d = nodes[d].parent) {
+        const lists = best.get(d)!;
+        for (let depth = 1; depth <= Math.min(maxDepth, dirs.maxHops - h); depth++) {
+          for (const j of lists[depth - 1].window) {
+            if (inPool[j] === fi + 1) continue;
+            inPool[j] = fi + 1;
+            pool.push(j);
+          }
+        }
+      }
+      const cols = Uint32Array.from(pool);
+      const vals = Float64Array.from(pool, (j) => dirs.to(windowFile[j]) * u[j]);
+      const kept = keepStrongest(cols, vals, cols.length, keep, new Float64Array(cols.length));
+      fileCandidates = cols.slice(0, kept);
+    }
+    let m = 0;
+    for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) {
+      const k = windowNode[p];
+      let pk = projections.get(k);
+      if (!pk) projections.set(k, (pk = project(k)));
+      const share = windowLength[p] * invTotal[i];
+      const pi = pk.index;
+      const pv = pk.value;
+      for (let t = 0; t < pi.length; t++) {
+        const j = pi[t];
+        if (seen[j] === 0) {
+          seen[j] = 1;
+          candidates[m++] = j;
+        }
+        acc[j] += share * pv[t];
+      }
+    }
+    for (let t = 0; t < fileCandidates.length; t++) {
+      const j = fileCandidates[t];
+      if (seen[j] === 0) {
+        seen[j] = 1;
+        candidates[m++] = j;
+      }
+    }
+    let kept = 0;
+    const ui = u[i];
+    for (let t = 0; t < m; t++) {
+      const j = candidates[t];
+      seen[j] = 0;
+      const w = acc[j] + (windowFile[j] >= 0 ? ui * dirs.to(windowFile[j]) * u[j] : 0);
+      acc[j] = 0;
+      if (j === i || w < threshold) continue;
+      rowCols[kept] = j;
+      rowVals[kept++] = w;
+    }
+    kept = keepStrongest(rowCols, rowVals, kept, maxPerRow, scratch);
+    const order = Array.from({ length: kept }, (_, t) => t).sort((a, b) => rowCols[a] - rowCols[b]);
+    if (nnz + kept > col.length) {
+      const size = Math.max(col.length * 2, nnz + kept);
+      const c2 = new Uint32Array(size);
+      c2.set(col.subarray(0, nnz));
+      const w2 = new Float32Array(size);
+      w2.set(weight.subarray(0, nnz));
+      col = c2;
+      weight = w2;
+    }
+    for (const t of order) {
+      col[nnz] = rowCols[t];
+      weight[nnz++] = rowVals[t];
+    }
+    rowPtr[i + 1] = nnz;
+    for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) {
+      const k = windowNode[p];
+      if (lastUse[k] === i) projections.delete(k);
+    }
+  }
+  progress?.(n, n);
+  return { size: n, rowPtr, col: col.slice(0, nnz), weight: weight.slice(0, nnz) };
+}
