@@ -81,7 +81,7 @@ describe('invertedFileLists', () => {
 });
 
 describe('semanticNeighbours by inverted file (approximate Eq. 6)', () => {
-  it.each(['simd', 'js'] as const)(
+  it.each(['simd', 'simd-f32', 'js'] as const)(
     'equals the exact search when every fragment probes every list (ties, zero rows, two documents; %s kernel)',
     (kernel) => {
       const v = syntheticVectors(900, 10, 11);
@@ -99,7 +99,7 @@ describe('semanticNeighbours by inverted file (approximate Eq. 6)', () => {
     },
   );
 
-  it('the wasm SIMD blocks give exactly the JS blocks on the same lists (odd and even dims, narrow probes)', () => {
+  it('the wasm SIMD blocks (i16 and f32 filters) give exactly the JS blocks on the same lists (odd and even dims, narrow probes)', () => {
     for (const dim of [16, 37]) {
       const v = syntheticVectors(2500, dim, dim);
       const segments = [0, 1000, 2500];
@@ -118,6 +118,13 @@ describe('semanticNeighbours by inverted file (approximate Eq. 6)', () => {
       expect(simd.rowPtr).toEqual(js.rowPtr);
       expect(simd.col).toEqual(js.col);
       expect(simd.weight).toEqual(js.weight);
+      const f32 = semanticNeighbours(v, segments, 12, {
+        method: 'inverted-file',
+        kernel: 'simd-f32',
+        invertedFile,
+      });
+      expect(f32.col).toEqual(js.col);
+      expect(f32.weight).toEqual(js.weight);
     }
   });
 
