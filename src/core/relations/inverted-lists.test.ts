@@ -71,6 +71,35 @@ describe('invertedFileLists', () => {
     }
   });
 
+  it('caps list sizes with maxListShare: every fragment still in one list and probing its own', () => {
+    const v = syntheticVectors(2000, 12, 9);
+    const free = invertedFileLists(v.data, v.dim, 0, v.count, { lists: 20, probes: 6 });
+    const capped = invertedFileLists(v.data, v.dim, 0, v.count, {
+      lists: 20,
+      probes: 6,
+      maxListShare: 1.2,
+    });
+    const sizes = (l: typeof free) =>
+      Array.from({ length: 20 }, (_, c) => l.listStart[c + 1] - l.listStart[c]);
+    // Unequal without the cap; with it, no list above 1.2 x the mean of 100 unless a fragment's
+    // six probed lists were all full (none here).
+    expect(Math.max(...sizes(free))).toBeGreaterThan(120);
+    expect(Math.max(...sizes(capped))).toBeLessThanOrEqual(120);
+    expect([...capped.order].sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 2000 }, (_, i) => i),
+    );
+    // The probes are the same sets (only which one is "own" changed), and own is among them.
+    expect(capped.prober).toEqual(free.prober);
+    for (let c = 0; c < 20; c++) {
+      const probers = new Set(
+        capped.prober.subarray(capped.proberStart[c], capped.proberStart[c + 1]),
+      );
+      for (let p = capped.listStart[c]; p < capped.listStart[c + 1]; p++) {
+        expect(probers.has(capped.order[p])).toBe(true);
+      }
+    }
+  });
+
   it('is deterministic for a seed', () => {
     const v = syntheticVectors(500, 8, 2);
     const a = invertedFileLists(v.data, v.dim, 0, v.count, { lists: 7, seed: 3 });
