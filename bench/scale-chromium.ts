@@ -1,7 +1,7 @@
 /**
  * @file Scale (issue 16): the semantic relation's inverted file in headless Chromium (the e2e
- * browser), wasm SIMD kernel against the JS tiles, on the same 15-word GloVe fragment vectors as
- * bench/scale.ts (the Gutenberg library as one document).
+ * browser), wasm SIMD kernel (i16 and f32 filters) against the JS tiles, on the same 15-word
+ * GloVe fragment vectors as bench/scale.ts (the Gutenberg library as one document).
  *
  * The core module is bundled for the page with esbuild (already here as tsx's dependency) and
  * run on the page's main thread (the app runs it in the index worker: same engine and kernel);
@@ -22,9 +22,11 @@ import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
 import { chromiumArgs } from '../playwright.config';
 import { machine, writeResults } from './results-file';
 
-const RUNS: { fragments: number; kernels: ('simd' | 'js')[] }[] = [
-  { fragments: 20_000, kernels: ['simd', 'js', 'simd', 'js'] },
-  { fragments: 100_000, kernels: ['simd', 'simd'] },
+// `simd` filters on i16 rows, `simd-f32` on the f32 rows (the kernel before the i16 filter),
+// alternated so that a change of load falls on both.
+const RUNS: { fragments: number; kernels: ('simd' | 'simd-f32' | 'js')[] }[] = [
+  { fragments: 20_000, kernels: ['simd', 'simd-f32', 'js', 'simd', 'simd-f32'] },
+  { fragments: 100_000, kernels: ['simd', 'simd-f32', 'simd'] },
 ];
 
 const entry = `

@@ -71,6 +71,35 @@ describe('invertedFileLists', () => {
     }
   });
 
+  it('caps list sizes with maxListShare: every fragment still in one list and probing its own', () => {
+    const v = syntheticVectors(2000, 12, 9);
+    const free = invertedFileLists(v.data, v.dim, 0, v.count, { lists: 20, probes: 6 });
+    const capped = invertedFileLists(v.data, v.dim, 0, v.count, {
+      lists: 20,
+      probes: 6,
+      maxListShare: 1.2,
+    });
+    const sizes = (l: typeof free) =>
+      Array.from({ length: 20 }, (_, c) => l.listStart[c + 1] - l.listStart[c]);
+    // Unequal without the cap; with it, no list above 1.2 x the mean of 100 unless a fragment's
+    // six probed lists were all full (none here).
+    expect(Math.max(...sizes(free))).toBeGreaterThan(120);
+    expect(Math.max(...sizes(capped))).toBeLessThanOrEqual(120);
+    expect([...capped.order].sort((a, b) => a - b)).toEqual(
+      Array.from({ length: 2000 }, (_, i) => i),
+    );
+    // The probes are the same sets (only which one is "own" changed), and own is among them.
+    expect(capped.prober).toEqual(free.prober);
+    for (let c = 0; c < 20; c++) {
+      const probers = new Set(
+        capped.prober.subarray(capped.proberStart[c], capped.proberStart[c + 1]),
+      );
+      for (let p = capped.listStart[c]; p < capped.listStart[c + 1]; p++) {
+        expect(probers.has(capped.order[p])).toBe(true);
+      }
+    }
+  });
+
   it('is deterministic for a seed', () => {
     const v = syntheticVectors(500, 8, 2);
     const a = invertedFileLists(v.data, v.dim, 0, v.count, { lists: 7, seed: 3 });
@@ -81,7 +110,7 @@ describe('invertedFileLists', () => {
 });
 
 describe('semanticNeighbours by inverted file (approximate Eq. 6)', () => {
-  it.each(['simd', 'js'] as const)(
+  it.each(['simd', 'simd-f32', 'js'] as const)(
     'equals the exact search when every fragment probes every list (ties, zero rows, two documents; %s kernel)',
     (kernel) => {
       const v = syntheticVectors(900, 10, 11);
@@ -99,7 +128,7 @@ describe('semanticNeighbours by inverted file (approximate Eq. 6)', () => {
     },
   );
 
-  it('the wasm SIMD blocks give exactly the JS blocks on the same lists (odd and even dims, narrow probes)', () => {
+  it('the wasm SIMD blocks (i16 and f32 filters) give exactly the JS blocks on the same lists (odd and even dims, narrow probes)', () => {
     for (const dim of [16, 37]) {
       const v = syntheticVectors(2500, dim, dim);
       const segments = [0, 1000, 2500];
@@ -118,6 +147,13 @@ describe('semanticNeighbours by inverted file (approximate Eq. 6)', () => {
       expect(simd.rowPtr).toEqual(js.rowPtr);
       expect(simd.col).toEqual(js.col);
       expect(simd.weight).toEqual(js.weight);
+      const f32 = semanticNeighbours(v, segments, 12, {
+        method: 'inverted-file',
+        kernel: 'simd-f32',
+        invertedFile,
+      });
+      expect(f32.col).toEqual(js.col);
+      expect(f32.weight).toEqual(js.weight);
     }
   });
 

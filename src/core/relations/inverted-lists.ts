@@ -41,6 +41,14 @@ export interface InvertedFileOptions {
    * lists.
    */
   kernel?: 'simd' | 'js';
+  /**
+   * Largest list, as a multiple of the mean n / lists; default 0 (no cap). A fragment whose
+   * nearest list is full joins the nearest of its other probed lists with room (fragments in
+   * index order), and still probes the full one: pairs are found from either side, so it is
+   * still compared with that list's members. Large lists are also probed by many (docs/scale.md),
+   * so they dominate the blocks' cost.
+   */
+  maxListShare?: number;
 }
 
 export const defaultInvertedFileOptions = Object.freeze({
@@ -222,6 +230,23 @@ export function invertedFileLists(
     nearestCentroidsTop(data, dim, first, n, centroids, lists, probes, probeOf, onStep);
   }
   onStep?.();
+  const cap = options.maxListShare ? Math.ceil((options.maxListShare * n) / lists) : n;
+  if (cap < n && probes > 1) {
+    const size = new Uint32Array(lists);
+    for (let i = 0; i < n; i++) {
+      const base = i * probes;
+      let p = 0;
+      while (p < probes && size[probeOf[base + p]] >= cap) p++;
+      // Every probed list full: stay in the nearest (the cap is a target, not a bound).
+      if (p === probes) p = 0;
+      if (p > 0) {
+        const chosen = probeOf[base + p];
+        probeOf[base + p] = probeOf[base];
+        probeOf[base] = chosen;
+      }
+      size[probeOf[base]]++;
+    }
+  }
   const listStart = new Uint32Array(lists + 1);
   for (let i = 0; i < n; i++) listStart[probeOf[i * probes] + 1]++;
   for (let c = 0; c < lists; c++) listStart[c + 1] += listStart[c];

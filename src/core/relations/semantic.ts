@@ -32,6 +32,8 @@ import {
   DOT_BLOCK_TOLERANCE,
   LANES,
   paddedDim,
+  paddedDim16,
+  quantisation,
   type DotBlock,
 } from './wasm/dot-block';
 import { toSegments } from './segments';
@@ -52,9 +54,12 @@ export interface SemanticBuildOptions {
   invertedFile?: InvertedFileOptions;
   /**
    * Kernel of the inverted file's blocks: `simd` (default) the wasm SIMD kernel where the engine
-   * has it (wasm/dot-block.ts), else the JS tiles; `js` always the JS tiles. Same result.
+   * has it (wasm/dot-block.ts), filtering on rows quantised to i16; `simd-f32` the same kernel
+   * filtering on the f32 rows; `js` always the JS tiles (also where wasm SIMD is missing). The
+   * filters only choose which products are rescored exactly, with tolerances that cover their
+   * error, so all three give the same result on the same lists.
    */
-  kernel?: 'simd' | 'js';
+  kernel?: 'simd' | 'simd-f32' | 'js';
   /** Rounds of neighbour-of-neighbour refinement after the inverted file (`refine` below). */
   refine?: RefineOptions;
 }
@@ -463,7 +468,13 @@ export function semanticNeighbours(
    * row's heap (within DOT_BLOCK_TOLERANCE of its floor) is recomputed by `dotOf`, in the
    * order of the exact search, so the weights and ties equal the JS path's.
    */
-  const relateListsSimd = (kernel: DotBlock, first: number, n: number, lists: InvertedLists) => {
+  const relateListsSimd = (
+    kernel: DotBlock,
+    first: number,
+    n: number,
+    lists: InvertedLists,
+    quantised: boolean,
+  ) => {
     const { order, listStart, proberStart, prober } = lists;
     const nLists = listStart.length - 1;
     const dimPad = paddedDim(dim);
@@ -482,6 +493,20 @@ export function semanticNeighbours(
     const memberFloorsAt = kernel.alloc(rowStart[nLists] * 4);
     const outAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 4);
     const exactAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 8);
+    // The i16 copy of the rows (same row numbers, rows padded to 8 values): the filter reads it,
+    // at half the bytes and twice the products per instruction; `rescore` reads the f32 rows.
+    // Allocated before any view of the memory is taken (a grow detaches the views).
+    let maxNorm = 0;
+    for (let i = first; i < first + n; i++) {
+      let norm = 0;
+      for (let d = 0; d < dim; d++) norm += data[i * dim + d] * data[i * dim + d];
+      if (norm > maxNorm) maxNorm = norm;
+    }
+    const quant = quantisation(dim, Math.sqrt(maxNorm));
+    const rowBytes16 = paddedDim16(dim) * 2;
+    const rows16At = quantised ? kernel.alloc(rowStart[nLists] * rowBytes16) : 0;
+    const queries16At = kernel.alloc((BLOCK_ROWS + 1) * 4);
+    const rowOffset16 = new Uint32Array(quantised ? n : 0);
     const rowOffset = new Uint32Array(n);
     const memberId = new Uint32Array(rowStart[nLists]);
     {
@@ -505,7 +530,21 @@ export function semanticNeighbours(
     const qFloor = queryFloorsAt >> 2;
     const mFloor = memberFloorsAt >> 2;
     const out = outAt >> 2;
-    const tolerance = DOT_BLOCK_TOLERANCE;
+    if (quantised) {
+      const i16 = kernel.i16();
+      for (let c = 0; c < nLists; c++) {
+        for (let p = listStart[c]; p < listStart[c + 1]; p++) {
+          const local = order[p];
+          const at = rows16At + (rowStart[c] + (p - listStart[c])) * rowBytes16;
+          rowOffset16[local] = at;
+          const from = (first + local) * dim;
+          for (let d = 0; d < dim; d++)
+            i16[(at >> 1) + d] = Math.round(data[from + d] * quant.scale);
+        }
+      }
+    }
+    const q16Index = queries16At >> 2;
+    const tolerance = quantised ? quant.tolerance : DOT_BLOCK_TOLERANCE;
     // Each fragment's own cluster (where `order` placed it).
     const own = new Uint32Array(n);
     for (let c = 0; c < nLists; c++) {
@@ -538,28 +577,42 @@ export function semanticNeighbours(
           for (let q = 0; q < qn; q++) {
             const local = queries[qa + q];
             i32[qIndex + q] = rowOffset[local];
+            if (quantised) i32[q16Index + q] = rowOffset16[local];
             f32[qFloor + q] = floor[first + local] - tolerance;
           }
           // An odd block repeats its last query; its candidates are met twice, and
           // `considerOnce` keeps the second out.
           if (qn & 1) {
             i32[qIndex + qn] = i32[qIndex + qn - 1];
+            i32[q16Index + qn] = i32[q16Index + qn - 1];
             f32[qFloor + qn] = f32[qFloor + qn - 1];
           }
           const qEven = qn + (qn & 1);
           for (let m0 = 0; m0 < members; m0 += BLOCK_COLS) {
             const mPad = padded(Math.min(BLOCK_COLS, members - m0));
             const firstRow = rowStart[c] + m0;
-            const found = kernel.blockFiltered(
-              queriesAt,
-              qEven,
-              rowsAt + firstRow * rowBytes,
-              mPad,
-              rowBytes,
-              queryFloorsAt,
-              memberFloorsAt + firstRow * 4,
-              outAt,
-            );
+            const found = quantised
+              ? kernel.blockFiltered16(
+                  queries16At,
+                  qEven,
+                  rows16At + firstRow * rowBytes16,
+                  mPad,
+                  rowBytes16,
+                  queryFloorsAt,
+                  memberFloorsAt + firstRow * 4,
+                  quant.unit,
+                  outAt,
+                )
+              : kernel.blockFiltered(
+                  queriesAt,
+                  qEven,
+                  rowsAt + firstRow * rowBytes,
+                  mPad,
+                  rowBytes,
+                  queryFloorsAt,
+                  memberFloorsAt + firstRow * 4,
+                  outAt,
+                );
             // The exact weights of all candidates at once, in wasm (the same bits as `dotOf`).
             kernel.rescore(
               queriesAt,
@@ -610,13 +663,13 @@ export function semanticNeighbours(
         dim,
         first,
         n,
-        { kernel: options.kernel, ...options.invertedFile },
+        { kernel: options.kernel === 'js' ? 'js' : 'simd', ...options.invertedFile },
         () => options.onProgress?.(first, size),
       );
       const { order, listStart, proberStart, prober } = lists;
       const kernel = options.kernel === 'js' ? null : createDotBlock();
       if (kernel) {
-        relateListsSimd(kernel, first, n, lists);
+        relateListsSimd(kernel, first, n, lists, options.kernel !== 'simd-f32');
         const r = options.refine ?? defaultRefineOptions;
         refine(first, n, r.rounds, r.sample, r.stopShare);
         options.onProgress?.(end, size);

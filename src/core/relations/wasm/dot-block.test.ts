@@ -1,9 +1,19 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: plain ESM script without types.
 import { generate } from '../../../../scripts/build-dot-block.mjs';
+import { gloveAssetPath, loadGloveFromDisk } from '../../../../test/glove';
+import { embedTexts } from '../../embed/static';
 import { prng } from '../../prng';
-import { base64Bytes, createDotBlock, DOT_BLOCK_TOLERANCE, paddedDim } from './dot-block';
+import {
+  base64Bytes,
+  createDotBlock,
+  DOT_BLOCK_TOLERANCE,
+  paddedDim,
+  paddedDim16,
+  quantisation,
+  type DotBlock,
+} from './dot-block';
 import { dotBlockWasmBase64 } from './dot-block-wasm';
 
 /** Rows of random unit vectors (some zero), padded to 4 floats, in the kernel's memory. */
@@ -120,4 +130,117 @@ describe('wasm dot-block kernel', () => {
       expect(f64[(exact >> 3) + e]).toBe(dot(rows[64 + (code >>> 16)], rows[code & 0xffff]));
     }
   });
+});
+
+/**
+ * `rows` quantised to i16 by `quantisation` (scale from their largest norm), padded to 8 values,
+ * in the kernel's memory.
+ */
+function loadRows16(kernel: DotBlock, rows: Float32Array[], dim: number) {
+  let maxNorm = 0;
+  for (const r of rows) maxNorm = Math.max(maxNorm, Math.sqrt(dot(r, r)));
+  const quant = quantisation(dim, maxNorm);
+  const rowBytes = paddedDim16(dim) * 2;
+  const at = kernel.alloc(rows.length * rowBytes);
+  const i16 = kernel.i16();
+  rows.forEach((r, k) => {
+    for (let d = 0; d < dim; d++)
+      i16[((at + k * rowBytes) >> 1) + d] = Math.round(r[d] * quant.scale);
+  });
+  return { at, rowBytes, quant };
+}
+
+/**
+ * blockFiltered16 against the definition: with the error bound `tolerance`, every product that
+ * reaches a floor by more than the bound must be a candidate, and none that misses it by more.
+ */
+function checkFiltered16(rows: Float32Array[], dim: number, seed: number) {
+  const kernel = createDotBlock();
+  if (!kernel) throw new Error('wasm SIMD is missing in this Node');
+  const nm = rows.length - 8;
+  const nq = 8;
+  const { at, rowBytes, quant } = loadRows16(kernel, rows, dim);
+  expect(quant.tolerance).toBeLessThan(1e-3);
+  const offsets = kernel.alloc(nq * 4);
+  const qFloors = kernel.alloc(nq * 4);
+  const mFloors = kernel.alloc(nm * 4);
+  const out = kernel.alloc(nq * nm * 4);
+  const random = prng(seed);
+  // Floors near the products' own range, so that many pass and many do not.
+  for (let q = 0; q < nq; q++) {
+    kernel.i32()[(offsets >> 2) + q] = at + (nm + q) * rowBytes;
+    kernel.f32()[(qFloors >> 2) + q] = random() * 0.8;
+  }
+  for (let m = 0; m < nm; m++) kernel.f32()[(mFloors >> 2) + m] = random() * 0.8;
+  const count = kernel.blockFiltered16(
+    offsets,
+    nq,
+    at,
+    nm,
+    rowBytes,
+    qFloors,
+    mFloors,
+    quant.unit,
+    out,
+  );
+  const got = new Set(Array.from(kernel.i32().subarray(out >> 2, (out >> 2) + count)));
+  expect(got.size).toBe(count);
+  const f32 = kernel.f32();
+  let sure = 0;
+  let unsure = 0;
+  for (let q = 0; q < nq; q++) {
+    for (let m = 0; m < nm; m++) {
+      const s = dot(rows[nm + q], rows[m]);
+      const reach = Math.min(f32[(qFloors >> 2) + q], f32[(mFloors >> 2) + m]);
+      // Within the bound of a threshold the quantised sum may fall either side.
+      if (Math.abs(s) <= quant.tolerance || Math.abs(s - reach) <= quant.tolerance) {
+        unsure++;
+        continue;
+      }
+      const pass = s > 0 && s >= reach;
+      if (pass) sure++;
+      expect(got.has((q << 16) | m)).toBe(pass);
+    }
+  }
+  expect(sure).toBeGreaterThan(10);
+  // Zero rows (a tenth) give products of exactly 0: unsure by construction.
+  expect(unsure).toBeLessThan((nq * nm) / 4);
+}
+
+describe('wasm dot-block kernel on i16 rows', () => {
+  it('blockFiltered16: the candidates of the exact products, within the quantisation bound (random rows)', () => {
+    for (const dim of [3, 24, 100, 384]) {
+      const random = prng(dim + 1);
+      const rows: Float32Array[] = [];
+      for (let r = 0; r < 72; r++) {
+        const v = new Float32Array(dim);
+        // A shared direction makes most products positive and spread across the floors.
+        let norm = 0;
+        for (let d = 0; d < dim; d++) {
+          v[d] = (d % 3 === 0 ? 1 : 0) + random() * 2 - 1;
+          norm += v[d] * v[d];
+        }
+        if (r % 10 !== 3) for (let d = 0; d < dim; d++) v[d] /= Math.sqrt(norm);
+        else v.fill(0);
+        rows.push(v);
+      }
+      checkFiltered16(rows, dim, dim);
+    }
+  });
+
+  it.skipIf(!existsSync(gloveAssetPath))(
+    'blockFiltered16: the same on real GloVe fragment vectors',
+    () => {
+      const words =
+        'the house was quiet when she came back from town and the letter lay on the table by the window where her sister had left it that morning before the rain began to fall on the fields beyond the river'.split(
+          ' ',
+        );
+      const texts: string[] = [];
+      for (let i = 0; i < 72; i++)
+        texts.push(words.slice(i % 20, (i % 20) + 8 + (i % 7)).join(' '));
+      const v = embedTexts(loadGloveFromDisk(), texts);
+      const rows = texts.map((_, i) => v.data.slice(i * v.dim, (i + 1) * v.dim));
+      checkFiltered16(rows, v.dim, 5);
+    },
+  );
 });

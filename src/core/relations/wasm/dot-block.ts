@@ -67,6 +67,56 @@ export interface DotBlock {
     dst: number,
   ): void;
   f64(): Float64Array;
+  i16(): Int16Array;
+  /**
+   * `blockFiltered` on rows quantised to i16 (see `quantisation`): rows of `rowBytes` (a multiple
+   * of 16, i.e. padded to 8 dimensions), each integer sum times `unit` (1 / scale^2) compared
+   * with the f32 floors. Same candidate codes, so `rescore` (on the f32 rows) follows it.
+   */
+  blockFiltered16(
+    queryOffsets: number,
+    nq: number,
+    members: number,
+    nm: number,
+    rowBytes: number,
+    queryFloors: number,
+    memberFloors: number,
+    unit: number,
+    out: number,
+  ): number;
+}
+
+/** i16 values per padded quantised row: one v128 holds 8. */
+export const LANES16 = 8;
+
+/** i16 values per quantised row of `dim` dimensions. */
+export const paddedDim16 = (dim: number) => Math.ceil(dim / LANES16) * LANES16;
+
+/**
+ * Largest quantised row norm: |q|_2 <= 32,000 + 0.5 sqrt(dim), so every partial sum of
+ * |q_d q'_d| stays under 1.1e9 and every pair that i32x4.dot_i16x8_s adds under 2^31.
+ */
+const QUANT_NORM = 32_000;
+
+export interface Quantisation {
+  /** q_d = round(x_d * scale). */
+  scale: number;
+  /** 1 / scale^2: an integer dot product times this is the quantised cosine. */
+  unit: number;
+  /**
+   * Bound on |quantised dot - exact dot| for rows of norm <= maxNorm, plus the f32 rounding of
+   * the conversion and of the floors: with q = x s + e, |e_d| <= 1/2,
+   * |q.q'/s^2 - x.y| <= (|x|_1 + |y|_1) / (2 s) + dim / (4 s^2) <= sqrt(dim) maxNorm / s + dim / (4 s^2).
+   */
+  tolerance: number;
+}
+
+/** Scale and error bound for i16 rows of `dim` dimensions whose largest norm is `maxNorm`. */
+export function quantisation(dim: number, maxNorm: number): Quantisation {
+  const scale = maxNorm > 0 ? QUANT_NORM / maxNorm : 1;
+  const tolerance =
+    (Math.sqrt(dim) * maxNorm) / scale + dim / (4 * scale * scale) + DOT_BLOCK_TOLERANCE / 100;
+  return { scale, unit: 1 / (scale * scale), tolerance };
 }
 
 // Core compiles without the DOM or Node libraries, so the little of the WebAssembly API used here
@@ -132,15 +182,18 @@ export function createDotBlock(): DotBlock | null {
   const block = instance.exports.block as DotBlock['block'];
   const blockFiltered = instance.exports.blockFiltered as DotBlock['blockFiltered'];
   const rescore = instance.exports.rescore as DotBlock['rescore'];
+  const blockFiltered16 = instance.exports.blockFiltered16 as DotBlock['blockFiltered16'];
   let top = 0;
   let f32 = new Float32Array(memory.buffer);
   let i32 = new Int32Array(memory.buffer);
   let f64 = new Float64Array(memory.buffer);
+  let i16 = new Int16Array(memory.buffer);
   const views = () => {
     if (f32.buffer !== memory.buffer) {
       f32 = new Float32Array(memory.buffer);
       i32 = new Int32Array(memory.buffer);
       f64 = new Float64Array(memory.buffer);
+      i16 = new Int16Array(memory.buffer);
     }
   };
   return {
@@ -164,8 +217,13 @@ export function createDotBlock(): DotBlock | null {
       views();
       return f64;
     },
+    i16() {
+      views();
+      return i16;
+    },
     block,
     blockFiltered,
+    blockFiltered16,
     rescore,
   };
 }

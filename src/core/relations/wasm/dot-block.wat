@@ -186,6 +186,101 @@
       (br_if $queryPairs (i32.lt_u (local.get $q) (local.get $nq))))
     (local.get $count))
 
+  ;; blockFiltered16(queries, nq, members, nm, rowBytes, queryFloors, memberFloors, unit, out)
+;;   -> count: `blockFiltered` on rows quantised to i16 (each row padded to a multiple of 8 i16,
+;;   rowBytes a multiple of 16), eight products per i32x4.dot_i16x8_s instead of four f32
+;;   multiply-adds, and half the bytes per row. The integer sums are exact (callers keep
+;;   |row|_2 <= 32,767, so no partial sum overflows i32); each is converted to f32 and multiplied
+;;   by `unit` (1 / scale^2) before the floors are tested, as in `blockFiltered`. Only a filter:
+;;   the quantisation error is bounded by the caller's tolerance and every candidate is rescored
+;;   from the f32 rows.
+  (func $hsum4i (param $a v128) (param $b v128) (param $c v128) (param $d v128) (result v128)
+    (local $u v128) (local $v v128)
+    (local.set $u
+      (i32x4.add
+        (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $a) (local.get $b))
+        (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $a) (local.get $b))))
+    (local.set $v
+      (i32x4.add
+        (i8x16.shuffle 0 1 2 3 4 5 6 7 16 17 18 19 20 21 22 23 (local.get $c) (local.get $d))
+        (i8x16.shuffle 8 9 10 11 12 13 14 15 24 25 26 27 28 29 30 31 (local.get $c) (local.get $d))))
+    (i32x4.add
+      (i8x16.shuffle 0 1 2 3 8 9 10 11 16 17 18 19 24 25 26 27 (local.get $u) (local.get $v))
+      (i8x16.shuffle 4 5 6 7 12 13 14 15 20 21 22 23 28 29 30 31 (local.get $u) (local.get $v))))
+
+  (func (export "blockFiltered16")
+    (param $queries i32) (param $nq i32) (param $members i32) (param $nm i32)
+    (param $rowBytes i32) (param $queryFloors i32) (param $memberFloors i32)
+    (param $unit f32) (param $out i32) (result i32)
+    (local $q i32) (local $qa i32) (local $qb i32) (local $m i32)
+    (local $m0 i32) (local $m1 i32) (local $m2 i32) (local $m3 i32)
+    (local $off i32) (local $count i32) (local $fa v128) (local $fb v128) (local $fm v128)
+    (local $scale v128)
+    (local $x v128) (local $y v128) (local $a0 v128) (local $a1 v128) (local $a2 v128) (local $a3 v128)
+    (local $s0 v128) (local $s1 v128) (local $s2 v128) (local $s3 v128)
+    (local $t0 v128) (local $t1 v128) (local $t2 v128) (local $t3 v128)
+    (if (i32.eqz (local.get $nq)) (then (return (i32.const 0))))
+    (if (i32.eqz (local.get $nm)) (then (return (i32.const 0))))
+    (local.set $scale (f32x4.splat (local.get $unit)))
+    (local.set $q (i32.const 0))
+    (loop $queryPairs
+      (local.set $qa (i32.load (i32.add (local.get $queries) (i32.shl (local.get $q) (i32.const 2)))))
+      (local.set $qb
+        (i32.load (i32.add (local.get $queries) (i32.shl (i32.add (local.get $q) (i32.const 1)) (i32.const 2)))))
+      (local.set $fa (v128.load32_splat (i32.add (local.get $queryFloors) (i32.shl (local.get $q) (i32.const 2)))))
+      (local.set $fb
+        (v128.load32_splat (i32.add (local.get $queryFloors) (i32.shl (i32.add (local.get $q) (i32.const 1)) (i32.const 2)))))
+      (local.set $m (i32.const 0))
+      (local.set $m0 (local.get $members))
+      (loop $memberQuads
+        (local.set $m1 (i32.add (local.get $m0) (local.get $rowBytes)))
+        (local.set $m2 (i32.add (local.get $m1) (local.get $rowBytes)))
+        (local.set $m3 (i32.add (local.get $m2) (local.get $rowBytes)))
+        (local.set $s0 (v128.const i32x4 0 0 0 0))
+        (local.set $s1 (v128.const i32x4 0 0 0 0))
+        (local.set $s2 (v128.const i32x4 0 0 0 0))
+        (local.set $s3 (v128.const i32x4 0 0 0 0))
+        (local.set $t0 (v128.const i32x4 0 0 0 0))
+        (local.set $t1 (v128.const i32x4 0 0 0 0))
+        (local.set $t2 (v128.const i32x4 0 0 0 0))
+        (local.set $t3 (v128.const i32x4 0 0 0 0))
+        (local.set $off (i32.const 0))
+        (loop $dims
+          (local.set $x (v128.load (i32.add (local.get $qa) (local.get $off))))
+          (local.set $y (v128.load (i32.add (local.get $qb) (local.get $off))))
+          (local.set $a0 (v128.load (i32.add (local.get $m0) (local.get $off))))
+          (local.set $a1 (v128.load (i32.add (local.get $m1) (local.get $off))))
+          (local.set $a2 (v128.load (i32.add (local.get $m2) (local.get $off))))
+          (local.set $a3 (v128.load (i32.add (local.get $m3) (local.get $off))))
+          (local.set $s0 (i32x4.add (local.get $s0) (i32x4.dot_i16x8_s (local.get $x) (local.get $a0))))
+          (local.set $s1 (i32x4.add (local.get $s1) (i32x4.dot_i16x8_s (local.get $x) (local.get $a1))))
+          (local.set $s2 (i32x4.add (local.get $s2) (i32x4.dot_i16x8_s (local.get $x) (local.get $a2))))
+          (local.set $s3 (i32x4.add (local.get $s3) (i32x4.dot_i16x8_s (local.get $x) (local.get $a3))))
+          (local.set $t0 (i32x4.add (local.get $t0) (i32x4.dot_i16x8_s (local.get $y) (local.get $a0))))
+          (local.set $t1 (i32x4.add (local.get $t1) (i32x4.dot_i16x8_s (local.get $y) (local.get $a1))))
+          (local.set $t2 (i32x4.add (local.get $t2) (i32x4.dot_i16x8_s (local.get $y) (local.get $a2))))
+          (local.set $t3 (i32x4.add (local.get $t3) (i32x4.dot_i16x8_s (local.get $y) (local.get $a3))))
+          (local.set $off (i32.add (local.get $off) (i32.const 16)))
+          (br_if $dims (i32.lt_u (local.get $off) (local.get $rowBytes))))
+        (local.set $fm (v128.load (i32.add (local.get $memberFloors) (i32.shl (local.get $m) (i32.const 2)))))
+        (local.set $count
+          (call $emit
+            (f32x4.mul (local.get $scale) (f32x4.convert_i32x4_s
+              (call $hsum4i (local.get $s0) (local.get $s1) (local.get $s2) (local.get $s3))))
+            (local.get $fa) (local.get $fm) (local.get $q) (local.get $m) (local.get $out) (local.get $count)))
+        (local.set $count
+          (call $emit
+            (f32x4.mul (local.get $scale) (f32x4.convert_i32x4_s
+              (call $hsum4i (local.get $t0) (local.get $t1) (local.get $t2) (local.get $t3))))
+            (local.get $fb) (local.get $fm) (i32.add (local.get $q) (i32.const 1)) (local.get $m)
+            (local.get $out) (local.get $count)))
+        (local.set $m0 (i32.add (local.get $m3) (local.get $rowBytes)))
+        (local.set $m (i32.add (local.get $m) (i32.const 4)))
+        (br_if $memberQuads (i32.lt_u (local.get $m) (local.get $nm))))
+      (local.set $q (i32.add (local.get $q) (i32.const 2)))
+      (br_if $queryPairs (i32.lt_u (local.get $q) (local.get $nq))))
+    (local.get $count))
+
   ;; rescore(queries, members, rowBytes, candidates, count, dst): for each of blockFiltered's
   ;; `count` candidates (q << 16 | m) the exact dot product as f64, summed one dimension at a time
   ;; in order, as JS sums it (f32 products are exact in f64, the zero padding adds +0): the same
