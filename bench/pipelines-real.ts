@@ -10,6 +10,8 @@
  * - L-Eval QuALITY (multiple choice): letter accuracy. The letter is parsed by `choiceLetter`
  *   (src/core/eval/metrics.ts): a parenthesised "(B)" first, else the first standalone capital
  *   A-D; no letter = wrong. The question is asked with its four options, as L-Eval gives it.
+ *   Beside it, the mapped accuracy: with no letter, the one option whose text the answer quotes
+ *   (`mappedChoiceLetter`), since the small model often answers with an option's text alone.
  * - Qasper (L-Eval scientific_qa) and MuSiQue: LongBench's token F1 and contain-EM (normalised
  *   answers), best over the gold answers.
  *
@@ -35,7 +37,13 @@ import { chromiumArgs } from '../playwright.config';
 import { openAdvanced } from '../e2e/support/advanced';
 import { dropFiles } from '../e2e/support/drop';
 import { startHubMirror, type HubMirror } from '../e2e/support/hub-mirror';
-import { choiceLetter, containEM, qaF1 } from '../src/core/eval/metrics';
+import {
+  choiceLetter,
+  choiceOptions,
+  containEM,
+  mappedChoiceLetter,
+  qaF1,
+} from '../src/core/eval/metrics';
 import type { Trace } from '../src/core/pipelines/types';
 import { sharedDatasetPath } from '../test/glove';
 import { requireRealModel } from '../test/real-models';
@@ -164,6 +172,9 @@ export interface RealRow {
   gold: string[];
   letter?: string | null;
   accuracy?: number;
+  /** QuALITY: the letter, else the one option whose text the answer quotes (`quotedOption`). */
+  mappedLetter?: string | null;
+  mappedAccuracy?: number;
   f1?: number;
   containEM?: number;
   error?: string;
@@ -278,6 +289,8 @@ async function runQuestion(
       if (q.letter) {
         row.letter = choiceLetter(answer);
         row.accuracy = row.letter === q.letter ? 1 : 0;
+        row.mappedLetter = mappedChoiceLetter(answer, choiceOptions(q.question));
+        row.mappedAccuracy = row.mappedLetter === q.letter ? 1 : 0;
       } else {
         row.f1 = Math.max(...q.answers.map((g) => qaF1(answer, g)));
         row.containEM = Math.max(...q.answers.map((g) => containEM(answer, g)));
@@ -349,7 +362,10 @@ export async function runRealPipelines(log: (s: string) => void = console.log) {
 export function table(rows: RealRow[]): string {
   const score = (r: RealRow) =>
     r.accuracy !== undefined
-      ? `letter ${r.letter ?? '–'}: ${r.accuracy ? 'right' : 'wrong'}`
+      ? `letter ${r.letter ?? '–'}: ${r.accuracy ? 'right' : 'wrong'}` +
+        (r.mappedLetter !== undefined && r.mappedLetter !== r.letter
+          ? `; quoted option ${r.mappedLetter ?? '–'}: ${r.mappedAccuracy ? 'right' : 'wrong'}`
+          : '')
       : `F1 ${(100 * (r.f1 ?? 0)).toFixed(1)}, cEM ${r.containEM ?? 0}`;
   return [
     '| dataset | pipeline | words (of) | status | calls | tokens in | tokens out | wall time | critical path | score | answer |',

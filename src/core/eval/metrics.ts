@@ -77,6 +77,56 @@ export function letterAccuracy(prediction: string, goldLetter: string): number {
   return choiceLetter(prediction) === goldLetter.toUpperCase() ? 1 : 0;
 }
 
+/**
+ * The options of a multiple-choice question written as L-Eval QuALITY writes them, "(A) text
+ * (B) text …" after the question: letter to option text, in order. Empty when there are none.
+ */
+export function choiceOptions(question: string, letters = 'ABCD'): Map<string, string> {
+  const out = new Map<string, string>();
+  const marks = [...question.matchAll(new RegExp(`\\(([${letters}])\\)`, 'g'))];
+  // Only a run of marks in letter order (A, B, C, …) counts: "(B)" inside an option's own text
+  // would otherwise split it.
+  const run: RegExpExecArray[] = [];
+  for (const m of marks) if (m[1] === letters[run.length]) run.push(m);
+  run.forEach((m, i) => {
+    const end = i + 1 < run.length ? run[i + 1].index : question.length;
+    out.set(m[1], question.slice(m.index + m[0].length, end).trim());
+  });
+  return out;
+}
+
+/**
+ * The option an answer quotes when it gives no letter: small models often answer with an
+ * option's text alone. The answer quotes an option when, after LongBench's normalisation, it
+ * contains the option's whole text, or it is a piece of the option's text of at least
+ * `minWords` words (an answer cut by its output cap). Exactly one option must be quoted; none or
+ * several give null. A letter parsed by `choiceLetter` always comes first (`mappedChoiceLetter`).
+ */
+export function quotedOption(
+  prediction: string,
+  options: ReadonlyMap<string, string>,
+  minWords = 4,
+): string | null {
+  const answer = normalizeAnswer(prediction);
+  if (!answer) return null;
+  const quoted = [...options].filter(([, text]) => {
+    const option = normalizeAnswer(text);
+    if (!option) return false;
+    if (` ${answer} `.includes(` ${option} `)) return true;
+    return answer.split(' ').length >= minWords && ` ${option} `.includes(` ${answer} `);
+  });
+  return quoted.length === 1 ? quoted[0][0] : null;
+}
+
+/** The letter parsed from the answer, else the one option it quotes (`quotedOption`), else null. */
+export function mappedChoiceLetter(
+  prediction: string,
+  options: ReadonlyMap<string, string>,
+  letters = 'ABCD',
+): string | null {
+  return choiceLetter(prediction, letters) ?? quotedOption(prediction, options);
+}
+
 export type AnswerMetric = (prediction: string, groundTruth: string) => number;
 
 /**

@@ -386,7 +386,13 @@ export const qrmemPipeline: Pipeline<QrmemSettings> = async (input) => {
     const qe = await callParsed(
       rec,
       nav,
-      { tag: 'qrmem.qentities', prompt: questionEntitiesPrompt(question), maxTokens: 128 },
+      {
+        tag: 'qrmem.qentities',
+        prompt: questionEntitiesPrompt(question),
+        // A question names a few entities: 128 tokens at most, fewer when the extraction cap
+        // is lower (a small model can write a list to the cap, and each token costs on a CPU).
+        maxTokens: Math.min(128, settings.extractTokens),
+      },
       parseStringList,
       schedule,
     );

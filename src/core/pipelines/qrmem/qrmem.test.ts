@@ -248,6 +248,14 @@ describe('QRMeM construction', () => {
     expect(tags(llm, 'qrmem.summary')).toHaveLength(0);
     expect(tags(llm, 'qrmem.entities')).toHaveLength(0);
   });
+
+  it('caps the question-entity call at 128 tokens, or at the extraction cap when lower', async () => {
+    const cap = async (extractTokens: number) =>
+      tags((await run({ questions: 0, maxTrials: 1, extractTokens })).llm, 'qrmem.qentities')[0]
+        .maxTokens;
+    expect(await cap(512)).toBe(128);
+    expect(await cap(48)).toBe(48);
+  });
 });
 
 describe('QRMeM navigation', () => {

@@ -24,7 +24,7 @@ export interface QrmemSettings {
   llmEntities: boolean;
   /** KN: the reason and entities join the edge query; off = "w/o Reflection" (q alone). */
   reflection: boolean;
-  /** Output caps. */
+  /** Output caps. `extractTokens` also caps the question-entity call, at 128 at most. */
   extractTokens: number;
   judgeTokens: number;
   answerTokens: number;
