@@ -56,6 +56,7 @@ import { buildCodeGraph, type CodeFile } from '../src/core/code/graph';
 import { layoutRepository, repositoryWindows, type CodeWindow } from '../src/core/code/layout';
 import { defaultCodeRelationOptions } from '../src/core/code/options';
 import { codeRelationMatrix } from '../src/core/code/relation';
+import { windowReferenceCounts } from '../src/core/code/references';
 import type { FileSyntax, SyntaxDefinition } from '../src/core/code/syntax';
 import { pairedBootstrap, splitOf, type SplitPart } from '../src/core/eval';
 import { loadRepoMiniLm, miniLmRepoTable } from './repoeval-minilm';
@@ -282,6 +283,10 @@ async function scaleCheck(parser: CodeParser) {
   t = performance.now();
   const matrix = codeRelationMatrix(graph, cover);
   const relationMs = performance.now() - t;
+  // Issue 13: what the index worker adds for the weighted default (core/code/references.ts).
+  t = performance.now();
+  windowReferenceCounts(files, windows, graph);
+  const referencesMs = performance.now() - t;
   const after = await memoryUsed();
   return {
     repo: 'node_modules/eslint/lib (scale check, not RepoEval)',
@@ -295,6 +300,7 @@ async function scaleCheck(parser: CodeParser) {
     graphMs,
     coverMs,
     relationMs,
+    referencesMs,
     relationNnz: matrix.col.length,
     relationMB:
       (matrix.rowPtr.byteLength + matrix.col.byteLength + matrix.weight.byteLength) / 2 ** 20,
