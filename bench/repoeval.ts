@@ -57,6 +57,7 @@ import { layoutRepository, repositoryWindows, type CodeWindow } from '../src/cor
 import { defaultCodeRelationOptions } from '../src/core/code/options';
 import { codeRelationMatrix } from '../src/core/code/relation';
 import { summaryCodeRelationMatrix } from '../src/core/code/summary';
+import { windowReferenceCounts } from '../src/core/code/references';
 import type { FileSyntax, SyntaxDefinition } from '../src/core/code/syntax';
 import { pairedBootstrap, splitOf, type SplitPart } from '../src/core/eval';
 import { loadRepoMiniLm, miniLmRepoTable } from './repoeval-minilm';
@@ -287,6 +288,10 @@ async function scaleCheck(parser: CodeParser) {
   const summary =
     process.env.REPOEVAL_SUMMARY === '1' ? summaryCodeRelationMatrix(graph, cover) : null;
   const relationSummaryMs = summary ? performance.now() - t : undefined;
+  // Issue 13: what the index worker adds for the weighted default (core/code/references.ts).
+  t = performance.now();
+  windowReferenceCounts(files, windows, graph);
+  const referencesMs = performance.now() - t;
   const after = await memoryUsed();
   return {
     repo: 'node_modules/eslint/lib (scale check, not RepoEval)',
@@ -301,6 +306,7 @@ async function scaleCheck(parser: CodeParser) {
     coverMs,
     relationMs,
     relationSummaryMs,
+    referencesMs,
     relationNnz: matrix.col.length,
     relationMB:
       (matrix.rowPtr.byteLength + matrix.col.byteLength + matrix.weight.byteLength) / 2 ** 20,

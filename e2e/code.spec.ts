@@ -151,6 +151,9 @@ test('a completion at a cursor line: windows ranked with the code relation, the 
   );
   await expect(presets.getByTestId('code-preset-why')).toContainText('weighted by how often');
   await expect(presets.getByTestId('code-preset-why')).toContainText('+6.4 [+0.1, +13.5]');
+  await expect(presets.getByTestId('code-preset-weighted')).toContainText(
+    '“picomatch.zip”: the walk weights each edge by the reference counts',
+  );
   await expect(presets.getByTestId('code-preset-fallback')).toHaveCount(0);
   const list = code().getByTestId('window-list');
   expect(await list.locator('li[data-selected="true"]').count()).toBeGreaterThanOrEqual(

@@ -13,14 +13,16 @@ const repo = (referenceWeighted: boolean) => ({
 describe('the code preset note', () => {
   it('names the reference-weighted walk as the measured default, with its figures', () => {
     expect(matchingCodePreset(defaultCodeSettings)?.id).toBe('measured');
-    const { why, fallback } = codePresetNote(defaultCodeSettings, [repo(true)]);
+    const { why, weighted, fallback } = codePresetNote(defaultCodeSettings, [repo(true)]);
     expect(why).toMatch(/referenced/);
     expect(why).toContain('+6.4 [+0.1, +13.5]');
+    expect(weighted).toContain('“trlx <b>”: the walk weights each edge by the reference counts');
     expect(fallback).toBeNull();
   });
 
   it('says when a repository stored without reference counts walks unweighted edges', () => {
-    const { fallback } = codePresetNote(defaultCodeSettings, [repo(false)]);
+    const { weighted, fallback } = codePresetNote(defaultCodeSettings, [repo(false)]);
+    expect(weighted).toBeNull();
     expect(fallback).toContain('“trlx <b>” was indexed before reference counts');
     expect(fallback).toMatch(/unweighted/);
   });

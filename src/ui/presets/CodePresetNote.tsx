@@ -25,16 +25,23 @@ export function matchingCodePreset(settings: CodeSettings): RetrievalPreset | nu
 export function codePresetNote(
   settings: CodeSettings,
   documents: readonly RunDocument[] | null,
-): { why: string; fallback: string | null } {
+): { why: string; weighted: string | null; fallback: string | null } {
   const on = matchingCodePreset(settings);
   const why = on ? on.why : 'Custom settings: a knob was moved away from both presets.';
-  if (!settings.relations.includes('ppr') || !documents) return { why, fallback: null };
-  const old = documents.filter((d) => d.referenceWeighted === false).map((d) => `“${d.name}”`);
-  if (old.length === 0) return { why, fallback: null };
+  if (!settings.relations.includes('ppr') || !documents)
+    return { why, weighted: null, fallback: null };
+  const names = (ds: readonly RunDocument[]) => ds.map((d) => `“${d.name}”`).join(', ');
+  const fresh = documents.filter((d) => d.referenceWeighted === true);
+  const weighted = fresh.length
+    ? `${names(fresh)}: the walk weights each edge by the reference counts stored when it was indexed.`
+    : null;
+  const old = documents.filter((d) => d.referenceWeighted === false);
+  if (old.length === 0) return { why, weighted, fallback: null };
   return {
     why,
+    weighted,
     fallback:
-      `${old.join(', ')} ${old.length === 1 ? 'was' : 'were'} indexed before reference counts ` +
+      `${names(old)} ${old.length === 1 ? 'was' : 'were'} indexed before reference counts ` +
       'were stored, so the multi-hop walk there uses the unweighted code edges (RepoEval ' +
       'held-out: +3.3 [−0.5, +8.4] window recall over BM25, against +6.4 weighted). Remove and ' +
       'add it again for the weighted walk.',
@@ -52,7 +59,7 @@ export function CodePresetNote({
   onChange: (next: CodeSettings) => void;
 }) {
   const on = matchingCodePreset(settings);
-  const { why, fallback } = codePresetNote(settings, documents);
+  const { why, weighted, fallback } = codePresetNote(settings, documents);
   const apply = (id: PresetId) => {
     const p = retrievalPreset('code', id);
     onChange({ ...settings, alpha: p.alpha, scoring: p.scoring, relations: [...p.relations] });
@@ -74,6 +81,11 @@ export function CodePresetNote({
       <p className="hint" data-testid="code-preset-why">
         {why}
       </p>
+      {weighted && (
+        <p className="hint" data-testid="code-preset-weighted">
+          {weighted}
+        </p>
+      )}
       {fallback && (
         <p className="hint" role="note" data-testid="code-preset-fallback">
           {fallback}
