@@ -19,7 +19,10 @@
  *
  * Run: `npm run bench -- scale-repo` (builds dist/ first), or against an existing build:
  * `SCALE_REPO_DIST=dist-scale2 nice -n 5 npx tsx bench/run.ts scale-repo`. Not part of
- * `npm test`.
+ * `npm test`. SCALE_REPO_ONLY picks runs (million, small, cancel); SCALE_REPO_SMALL_FILES sets the
+ * small zip's file count (30,000); SCALE_REPO_TIMEOUT_S its time limit (300 s; a loaded machine
+ * needs more). Each run also records the page's uncaught errors, console errors and crashes, and,
+ * when a job ends without a document, every notice then on the page.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -37,7 +40,8 @@ const NODE_MODULES = path.join(root, 'node_modules');
 const DIST = process.env.SCALE_REPO_DIST ?? 'dist';
 const PORT = Number(process.env.SCALE_REPO_PORT ?? 4198);
 const TARGET_LINES = 1_000_000;
-const SMALL_FILES = 30_000;
+/** Files in the small-files zip (SCALE_REPO_SMALL_FILES to try fewer or more). */
+const SMALL_FILES = Number(process.env.SCALE_REPO_SMALL_FILES ?? 30_000);
 /** "Small": at most this many bytes. */
 const SMALL_BYTES = 4096;
 const QUESTION = 'How are command line arguments parsed into options?';
@@ -160,7 +164,7 @@ export function millionLines(): {
  * (nested node_modules and test folders included, or there are not 30,000). In the zip a
  * `node_modules` segment is renamed `nm`, or the app would skip those files as vendored.
  */
-function smallFiles(): { sources: Source[]; packages: number; distinct: number } {
+export function smallFiles(): { sources: Source[]; packages: number; distinct: number } {
   const sources: Source[] = [];
   const roots = new Set<string>();
   const walk = (dir: string) => {
@@ -209,7 +213,7 @@ function smallFiles(): { sources: Source[]; packages: number; distinct: number }
   return { sources, packages: roots.size, distinct };
 }
 
-function zip(top: string, sources: Source[]): Uint8Array {
+export function zip(top: string, sources: Source[]): Uint8Array {
   const entries: Record<string, Uint8Array> = {};
   for (const s of sources) entries[`${top}/${s.zipPath}`] = s.bytes;
   return zipSync(entries, { level: 6 });
@@ -273,6 +277,9 @@ interface RunResult {
   cancelStopMs?: number;
   cancelledAtStage?: string | null;
   error?: string;
+  /** Uncaught errors on the page and its workers, and console errors (what a silent end hides). */
+  pageErrors: string[];
+  pageAtEnd?: { sinceLoadMs: number; sidebar: string };
   firstQueryMs?: number;
   rerankMedianMs?: number;
   rerankMaxMs?: number;
@@ -331,7 +338,21 @@ async function runOnce(
     peakMainHeapMB: 0,
     peakRendererRssMB: 0,
     longTasks: { count: 0, over200: 0, maxMs: 0, totalMs: 0 },
+    pageErrors: [],
   };
+  const pageError = (what: string) => {
+    log(`${name}: ${what}`);
+    if (result.pageErrors.length < 20) result.pageErrors.push(what.slice(0, 500));
+  };
+  page.on('pageerror', (e) => pageError(`page error: ${e.name}: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() === 'error') pageError(`console error: ${m.text()}`);
+  });
+  page.on('crash', () => pageError('the page crashed'));
+  page.on('framenavigated', (f) => {
+    if (f === page.mainFrame()) pageError(`navigated: ${f.url()}`);
+  });
+  page.on('worker', (w) => w.on('close', () => pageError(`worker closed: ${w.url()}`)));
   try {
     await page.goto(`http://127.0.0.1:${PORT}/`);
     await page.getByTestId('worker-status').filter({ hasText: 'Workers ready' }).waitFor();
@@ -405,11 +426,16 @@ async function runOnce(
         // The reason: an error notice, or a failed skip report (rendered a moment later).
         await new Promise((r) => setTimeout(r, 1000));
         result.error = await page.evaluate(() =>
-          [...document.querySelectorAll('.notice:not(.notice--info), .skip-report--failed')]
+          [...document.querySelectorAll('[data-testid="notice"], .skip-report--failed')]
             .map((e) => e.textContent ?? '')
             .join(' | ')
             .slice(0, 1000),
         );
+        // What the page shows then (a silent end: was it reloaded, is anything still coming?).
+        result.pageAtEnd = await page.evaluate(() => ({
+          sinceLoadMs: Math.round(performance.now()),
+          sidebar: (document.querySelector('.sidebar')?.textContent ?? '').slice(0, 400),
+        }));
         break;
       }
       if (now > timeoutMs) {
@@ -511,7 +537,14 @@ export const scaleRepoSection: BenchSection = {
       }
       if (only.includes('small')) {
         await timed(() =>
-          runOnce(browser, 'small-30k.zip', smallZip, 300_000, { query: false }, log),
+          runOnce(
+            browser,
+            `small-${SMALL_FILES}.zip`,
+            smallZip,
+            Number(process.env.SCALE_REPO_TIMEOUT_S ?? 300) * 1000,
+            { query: false },
+            log,
+          ),
         );
       }
       if (only.includes('cancel')) {

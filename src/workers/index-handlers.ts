@@ -40,6 +40,7 @@ import { semanticNeighbours } from '../core/relations/semantic';
 import { singleDocument } from '../core/relations/segments';
 import type { CsrMatrix, Fragment, VectorSet } from '../core/types';
 import { createCheckpoint } from '../ingest/abort';
+import { fitRelation } from '../ingest/storable';
 import {
   ingestRepositoryFolder,
   ingestRepositoryZip,
@@ -186,6 +187,8 @@ export interface RepositoryReport {
   windows: number;
   /** Weights stored in the code relation. */
   relationWeights: number;
+  /** Set when the code relation was cut to this many weights a window to fit the store. */
+  relationCutPerRow?: number;
   /** Files parsed and windows embedded, and how many were reused from the previous index. */
   reuse?: ReindexCounts;
 }
@@ -581,8 +584,11 @@ async function indexRepository(
   // One 'relate' stage for both relations: the code relation's windows, then the semantic one's.
   const n = windows.length;
   const codeParams = codeOptions(req.code);
-  const code = buildCodeRelation(graph, cover, codeParams, ctx, req.cancelFlag, (done) =>
-    ctx.progress({ stage: 'relate', done, total: 2 * n }),
+  // Cut to what one IndexedDB value can hold (src/ingest/storable.ts; the 30k-file zip's was 156 MB).
+  const { matrix: code, perRow: codePerRowCut } = fitRelation(
+    buildCodeRelation(graph, cover, codeParams, ctx, req.cancelFlag, (done) =>
+      ctx.progress({ stage: 'relate', done, total: 2 * n }),
+    ),
   );
   const semantic = relate(vectors, req.semanticK, ctx, (done) =>
     ctx.progress({ stage: 'relate', done: n + done, total: 2 * n }),
@@ -599,6 +605,7 @@ async function indexRepository(
     graph: { ...graph.stats, nodes: graph.nodes.length },
     windows: n,
     relationWeights: code.col.length,
+    ...(codePerRowCut !== null ? { relationCutPerRow: codePerRowCut } : {}),
     ...(req.previous
       ? {
           reuse: {
@@ -664,13 +671,10 @@ async function relateCode(
     ctx.progress,
   );
   const codeParams = codeOptions(req.code);
-  const code = buildCodeRelation(
-    index.graph,
-    index.cover,
-    codeParams,
-    ctx,
-    req.cancelFlag,
-    (done, total) => ctx.progress({ stage: 'relate', done, total }),
+  const { matrix: code } = fitRelation(
+    buildCodeRelation(index.graph, index.cover, codeParams, ctx, req.cancelFlag, (done, total) =>
+      ctx.progress({ stage: 'relate', done, total }),
+    ),
   );
   // Issue 13 hook (quality2): the reference counts are stored with the rebuilt relation too.
   const codeReferences = windowReferenceCounts(

@@ -88,7 +88,10 @@ export function SkipReport({
           {g.definitions.toLocaleString('en')} definitions, {g.resolvedCalls.toLocaleString('en')}{' '}
           of {g.calls.toLocaleString('en')} calls resolved to a definition in the repository (
           {g.nodes.toLocaleString('en')} nodes, {g.edges.toLocaleString('en')} edges);{' '}
-          {report.relationWeights.toLocaleString('en')} window weights stored.
+          {report.relationWeights.toLocaleString('en')} window weights stored
+          {report.relationCutPerRow !== undefined &&
+            ` (at most ${report.relationCutPerRow.toLocaleString('en')} per window, the strongest: the full relation was too large for the browser’s store)`}
+          .
         </p>
       )}
       {entry.timings && (
