@@ -596,8 +596,8 @@ async function main() {
       if (app.some((x, i) => x !== bench[i])) appMismatches.push(`${repo}:${m.task_id}`);
       if (withSummary) {
         for (const [name, searchLimit] of [
-          ['code summary', undefined],
-          ['code summary cut 128', 128],
+          ['code summary (searchLimit 128, the default)', 128],
+          ['code summary searchLimit 1024', 1024],
           ['code summary uncut', Infinity],
         ] as const) {
           const m2 = summaryCodeRelationMatrix(g, c, { searchLimit });
