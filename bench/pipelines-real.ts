@@ -205,7 +205,7 @@ async function setPipeline(page: Page, id: string) {
     await fill('Segment tokens', '400');
     await fill('Trials at most', '1');
     await fill('Parse retries', '1');
-    await fill('Extraction output (tokens)', '96');
+    await fill('Extraction output (tokens)', '64');
     await fill('Judge output (tokens)', '64');
     await fill('Answer tokens', '32');
   }
