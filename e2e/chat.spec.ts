@@ -261,7 +261,10 @@ test('a chat on a library document scores both memories and shows the split', as
   const rounds = chat().getByTestId('chat-round');
   await say('Where did the cat sleep at night?', 'On the lamp room stairs [1].', rounds);
   const body = posts().at(-1)!.body!;
-  expect(body.messages![0].content).toContain('(keeper.txt · fragment 1)');
+  // The title line is a bare heading (src/ingest/sections.ts), so the label names its section.
+  expect(body.messages![0].content).toContain(
+    '(keeper.txt · fragment 1 · The Keeper of Gull Rock)',
+  );
   expect(body.messages![0].content).toContain('slept on the warm lamp room stairs');
   const shared = panel().getByTestId('memory-library-split');
   await expect(shared).toContainText('Shared with the library');
