@@ -274,6 +274,34 @@ export class CodeStrengths {
 }
 
 /** Keep the `keep` largest of vals[0..m) (ties: lower column first); returns the new count. */
+/**
+ * The rows of a code relation as they are built, in CSR order: `push` keeps a row's strongest
+ * `maxPerRow` (keepStrongest), writes them in column order and grows the arrays by doubling.
+ * Shared by Eq. 8 (codeRelationMatrix) and its summary (summary.ts).
+ */
+export class RowStore {
+  col = new Uint32Array(1024);
+  weight = new Float32Array(1024);
+  nnz = 0;
+
+  push(rowCols: Uint32Array, rowVals: Float32Array | Float64Array, kept: number): void {
+    const order = Array.from({ length: kept }, (_, t) => t).sort((a, b) => rowCols[a] - rowCols[b]);
+    if (this.nnz + kept > this.col.length) {
+      const size = Math.max(this.col.length * 2, this.nnz + kept);
+      const c2 = new Uint32Array(size);
+      c2.set(this.col.subarray(0, this.nnz));
+      const w2 = new Float32Array(size);
+      w2.set(this.weight.subarray(0, this.nnz));
+      this.col = c2;
+      this.weight = w2;
+    }
+    for (const t of order) {
+      this.col[this.nnz] = rowCols[t];
+      this.weight[this.nnz++] = rowVals[t];
+    }
+  }
+}
+
 export function keepStrongest(
   cols: Uint32Array,
   vals: Float64Array,
@@ -389,9 +417,7 @@ export function codeRelationMatrix(
   };
 
   const rowPtr = new Uint32Array(n + 1);
-  let col = new Uint32Array(1024);
-  let weight = new Float32Array(1024);
-  let nnz = 0;
+  const rows = new RowStore();
   for (let i = 0; i < n; i++) {
     if (options.onProgress && (i & 63) === 0) options.onProgress(i, n);
     let m = 0;
@@ -431,28 +457,20 @@ export function codeRelationMatrix(
       rowVals[kept++] = w;
     }
     kept = keepStrongest(rowCols, rowVals, kept, maxPerRow, scratch);
-    const order = Array.from({ length: kept }, (_, t) => t).sort((a, b) => rowCols[a] - rowCols[b]);
-    if (nnz + kept > col.length) {
-      const size = Math.max(col.length * 2, nnz + kept);
-      const c2 = new Uint32Array(size);
-      c2.set(col.subarray(0, nnz));
-      const w2 = new Float32Array(size);
-      w2.set(weight.subarray(0, nnz));
-      col = c2;
-      weight = w2;
-    }
-    for (const t of order) {
-      col[nnz] = rowCols[t];
-      weight[nnz++] = rowVals[t];
-    }
-    rowPtr[i + 1] = nnz;
+    rows.push(rowCols, rowVals, kept);
+    rowPtr[i + 1] = rows.nnz;
     for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) {
       const k = windowNode[p];
       if (lastUse[k] === i) projections.delete(k);
     }
   }
   options.onProgress?.(n, n);
-  return { size: n, rowPtr, col: col.slice(0, nnz), weight: weight.slice(0, nnz) };
+  return {
+    size: n,
+    rowPtr,
+    col: rows.col.slice(0, rows.nnz),
+    weight: rows.weight.slice(0, rows.nnz),
+  };
 }
 
 /** The code-structure relation (kind 'code') over a repository's windows: Eq. 8, then Eq. 9. */

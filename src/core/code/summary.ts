@@ -58,7 +58,7 @@ export interface SummaryCodeRelationOptions extends CodeRelationBuildOptions {
 
 export const DEFAULT_SEARCH_LIMIT = 128;
 import { defaultCodeRelationOptions } from './options';
-import { CodeStrengths, keepStrongest, type CodeRelationBuildOptions } from './relation';
+import { CodeStrengths, keepStrongest, RowStore, type CodeRelationBuildOptions } from './relation';
 
 /** The code graph without its directory edges (the local graph of (8a)). */
 export function localGraph(graph: CodeGraph): CodeGraph {
@@ -324,9 +324,7 @@ export function summaryCodeRelationMatrix(
   const rowVals = new Float64Array(n);
   const scratch = new Float64Array(n);
   const rowPtr = new Uint32Array(n + 1);
-  let col = new Uint32Array(1024);
-  let weight = new Float32Array(1024);
-  let nnz = 0;
+  const rows = new RowStore();
   let currentFile = -1;
   const inPool = new Int32Array(n);
   /** The rank-one candidates of the current file: its own windows and its ancestors' best lists. */
@@ -336,7 +334,7 @@ export function summaryCodeRelationMatrix(
     if (progress && (i & 63) === 0) progress(i, n);
     const fi = windowFile[i];
     if (fi < 0) {
-      rowPtr[i + 1] = nnz;
+      rowPtr[i + 1] = rows.nnz;
       continue;
     }
     if (fi !== currentFile) {
@@ -399,26 +397,18 @@ export function summaryCodeRelationMatrix(
       rowVals[kept++] = w;
     }
     kept = keepStrongest(rowCols, rowVals, kept, maxPerRow, scratch);
-    const order = Array.from({ length: kept }, (_, t) => t).sort((a, b) => rowCols[a] - rowCols[b]);
-    if (nnz + kept > col.length) {
-      const size = Math.max(col.length * 2, nnz + kept);
-      const c2 = new Uint32Array(size);
-      c2.set(col.subarray(0, nnz));
-      const w2 = new Float32Array(size);
-      w2.set(weight.subarray(0, nnz));
-      col = c2;
-      weight = w2;
-    }
-    for (const t of order) {
-      col[nnz] = rowCols[t];
-      weight[nnz++] = rowVals[t];
-    }
-    rowPtr[i + 1] = nnz;
+    rows.push(rowCols, rowVals, kept);
+    rowPtr[i + 1] = rows.nnz;
     for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) {
       const k = windowNode[p];
       if (lastUse[k] === i) projections.delete(k);
     }
   }
   progress?.(n, n);
-  return { size: n, rowPtr, col: col.slice(0, nnz), weight: weight.slice(0, nnz) };
+  return {
+    size: n,
+    rowPtr,
+    col: rows.col.slice(0, rows.nnz),
+    weight: rows.weight.slice(0, rows.nnz),
+  };
 }
