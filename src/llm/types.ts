@@ -71,6 +71,8 @@ export interface GenerateStats {
   tokensPerSecond?: number;
   /** How fast the prompt was read (in-browser engines report it); prompt tokens per second. */
   promptTokensPerSecond?: number;
+  /** Times an in-browser engine was restarted during the call because it stopped answering. */
+  restarts?: number;
 }
 
 export type FinishReason = 'stop' | 'length';

@@ -14,6 +14,8 @@ import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { Wllama } from '@wllama/wllama/esm/index.js';
 import { errorText, hostOf, isAbort, STOPPED } from './errors';
 import { formatBytes, ggufCatalogueEntry } from './gguf-catalogue';
+import { defaultStallPolicy, guardCall, SpeedMemory, StallError, type StallPolicy } from './stall';
+import { estimateTokens } from './tokens';
 import type {
   FinishReason,
   GenerateOutcome,
@@ -127,30 +129,32 @@ export async function loadWllama(
     }
   }
   const { Wllama } = await import('@wllama/wllama/esm/index.js');
-  const wllama = new Wllama(
-    { default: wasmUrl },
-    {
-      suppressNativeLog: true,
-      // A model downloaded once loads from the cache when offline.
-      allowOffline: true,
-      logger: {
-        debug: () => {},
-        log: () => {},
-        warn: (...args: unknown[]) => console.warn('[wllama]', ...args),
-        // A prompt too long for the context is expected while fitting; it is handled.
-        error: (...args: unknown[]) => {
-          if (!OVERFLOW.test(args.map((a) => JSON.stringify(a) ?? '').join(' ')))
-            console.error('[wllama]', ...args);
+  const create = () =>
+    new Wllama(
+      { default: wasmUrl },
+      {
+        suppressNativeLog: true,
+        // A model downloaded once loads from the cache when offline.
+        allowOffline: true,
+        logger: {
+          debug: () => {},
+          log: () => {},
+          warn: (...args: unknown[]) => console.warn('[wllama]', ...args),
+          // A prompt too long for the context is expected while fitting; it is handled.
+          error: (...args: unknown[]) => {
+            if (!OVERFLOW.test(args.map((a) => JSON.stringify(a) ?? '').join(' ')))
+              console.error('[wllama]', ...args);
+          },
         },
       },
-    },
-  );
+    );
   const params = {
     n_ctx: options.contextSize,
     // CPU only: the WebGPU path belongs to WebLLM here.
     n_gpu_layers: 0,
     ...(options.threads ? { n_threads: options.threads } : {}),
   };
+  const wllama = create();
   let size = source.kind === 'file' ? source.file.size : 0;
   let loaded = 0;
   try {
@@ -190,6 +194,14 @@ export async function loadWllama(
       ),
     };
   }
+  // A restart (after a call stopped answering) loads the same model again: from the file in
+  // hand, or from the browser's copy of the download.
+  const reload = async (): Promise<Wllama> => {
+    const fresh = create();
+    if (source.kind === 'file') await fresh.loadModel([source.file], params);
+    else await fresh.loadModelFromUrl(source.url, params);
+    return fresh;
+  };
   // A catalogue model has a known size: anything else is an incomplete or substituted file.
   const expected = source.kind === 'url' ? ggufCatalogueEntry(source.url) : null;
   if (expected?.exactBytes && size !== expected.bytes) {
@@ -215,7 +227,7 @@ export async function loadWllama(
     chatTemplate: Boolean(wllama.getChatTemplate()),
   };
   onProgress?.({ text: `Loaded ${name}`, loaded: size, total: size });
-  return { ok: true, engine: new WllamaEngine(wllama, model) };
+  return { ok: true, engine: new WllamaEngine(wllama, model, { reload }) };
 }
 
 /** A GGUF download kept in the browser by wllama (Origin Private File System). */
@@ -271,28 +283,140 @@ interface Timings {
   prompt_per_second?: number;
 }
 
+/** A call that stopped answering and could not be completed by a restart. */
+export class StalledCall extends Error {
+  constructor(
+    readonly seconds: number,
+    readonly attempts: number,
+    readonly streamed: boolean,
+    readonly why?: string,
+  ) {
+    super(`wllama stopped answering (${why ?? `${attempts} attempt(s), ${seconds} s`})`);
+    this.name = 'StalledCall';
+  }
+
+  toLlmError(model: string): LlmError {
+    const what = this.why
+      ? `${model} stopped answering, and ${this.why}.`
+      : this.streamed
+        ? `${model} stopped in the middle of its answer (no token for ${this.seconds} s); it was stopped, and the engine restarted if it had to be.`
+        : `${model} gave no answer twice (the last time after ${this.seconds} s), even after a restart.`;
+    return {
+      code: 'engine',
+      message: `${what} Run it again; if it keeps happening, load the model again or lower the context size.`,
+      detail: this.message,
+    };
+  }
+}
+
+/** The parts of wllama the engine uses (a narrow type, so tests can stand in for it). */
+export type WllamaLike = Pick<
+  Wllama,
+  'createCompletion' | 'createChatCompletion' | 'exit' | 'getLoadedContextInfo'
+>;
+
+export interface WllamaEngineOptions {
+  /** A fresh instance with the same model loaded; without it a wedged engine is not restarted. */
+  reload?: () => Promise<WllamaLike>;
+  stallPolicy?: StallPolicy;
+}
+
+/**
+ * End a wllama instance that may not answer: ask it to exit, and if it has not within a few
+ * seconds, terminate its worker (wllama keeps it on a private `proxy`; reached by name, since a
+ * wedged worker never answers the exit request).
+ */
+async function forceExit(wllama: WllamaLike, waitMs = 3000): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([
+    wllama.exit().catch(() => {}),
+    new Promise<void>((r) => (timer = setTimeout(r, waitMs))),
+  ]);
+  clearTimeout(timer);
+  const proxy = (wllama as unknown as { proxy?: { worker?: { terminate(): void } } | null }).proxy;
+  proxy?.worker?.terminate();
+}
+
 export class WllamaEngine implements LlmEngine {
   readonly kind = 'wllama' as const;
   readonly exactTokenCounts = true;
   readonly contextLimit: number;
   readonly promptStyle: 'chat' | 'text';
   readonly label: string;
+  /** Times the engine was restarted after a call stopped answering. */
+  restarts = 0;
   /** One request at a time: llama.cpp's slots are few and the CPU is shared. */
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly speeds: SpeedMemory;
+  private readonly stallPolicy: StallPolicy;
 
   constructor(
-    private readonly wllama: Wllama,
+    private wllama: WllamaLike,
     readonly model: LoadedModelInfo,
+    private readonly options: WllamaEngineOptions = {},
   ) {
     this.contextLimit = model.contextLimit;
     this.promptStyle = model.chatTemplate ? 'chat' : 'text';
     this.label = `${model.name} on the CPU (wllama)`;
+    this.stallPolicy = options.stallPolicy ?? defaultStallPolicy;
+    this.speeds = new SpeedMemory(this.stallPolicy);
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
     const run = this.queue.then(work, work);
     this.queue = run.catch(() => {});
     return run;
+  }
+
+  /**
+   * One wllama call under the stall watchdog (stall.ts): a call past its deadline is stopped; if
+   * the stop is not answered either, the instance is replaced by a fresh one with the same model.
+   * Either way the call is tried once more, unless it had already streamed tokens (they were shown
+   * and cannot be taken back). A second stall is an error the person can act on.
+   */
+  private async guarded<T>(
+    promptTokens: number,
+    maxTokens: number,
+    signal: AbortSignal | undefined,
+    call: (wllama: WllamaLike, signal: AbortSignal, progress: () => void) => Promise<T>,
+  ): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      let streamed = false;
+      try {
+        return await guardCall(
+          (s, progress) =>
+            call(this.wllama, s, () => {
+              streamed = true;
+              progress();
+            }),
+          {
+            deadlineMs: this.speeds.deadlineMs(promptTokens, maxTokens),
+            policy: this.stallPolicy,
+            ...(signal ? { signal } : {}),
+          },
+        );
+      } catch (error) {
+        if (!(error instanceof StallError) || signal?.aborted) throw error;
+        const seconds = Math.round(error.afterMs / 1000);
+        console.warn(
+          `[wllama] ${this.model.name} gave no answer in ${seconds} s; ` +
+            (error.settled ? 'the call was stopped.' : 'it is restarted.'),
+        );
+        if (!error.settled) await this.restart();
+        if (attempt >= 1 || streamed) throw new StalledCall(seconds, attempt + 1, streamed);
+      }
+    }
+  }
+
+  private async restart(): Promise<void> {
+    if (!this.options.reload) throw new StalledCall(0, 1, false, 'it cannot be restarted here');
+    await forceExit(this.wllama);
+    try {
+      this.wllama = await this.options.reload();
+    } catch (error) {
+      throw new StalledCall(0, 1, false, `reloading it failed: ${errorText(error)}`);
+    }
+    this.restarts++;
   }
 
   /**
@@ -306,7 +430,7 @@ export class WllamaEngine implements LlmEngine {
       try {
         return await this.promptTokens(text, signal);
       } catch (error) {
-        if (isAbort(error)) throw error;
+        if (isAbort(error) || error instanceof StalledCall) throw error;
         const size = /request \((\d+) tokens\)/.exec(errorText(error));
         if (size) return Number(size[1]);
         if (!OVERFLOW.test(errorText(error))) throw error;
@@ -320,15 +444,19 @@ export class WllamaEngine implements LlmEngine {
   }
 
   private async promptTokens(text: string, signal?: AbortSignal): Promise<number> {
-    const r = await this.wllama.createCompletion({
-      prompt: text,
-      // One token, not zero: llama.cpp's server reads max_tokens 0 as "no limit", so a count
-      // would generate until the model stops or the context is full (minutes for a chatty
-      // instruct model). One greedy token costs one step after the prompt.
-      max_tokens: 1,
-      temperature: 0,
-      ...(signal ? { abortSignal: signal } : {}),
-    });
+    const r = await this.guarded(estimateTokens(text), 1, signal, (wllama, s) =>
+      wllama.createCompletion({
+        prompt: text,
+        // One token, not zero: llama.cpp's server reads max_tokens 0 as "no limit", so a count
+        // would generate until the model stops or the context is full (minutes for a chatty
+        // instruct model). One greedy token costs one step after the prompt.
+        max_tokens: 1,
+        temperature: 0,
+        abortSignal: s,
+      }),
+    );
+    const timings = (r as { timings?: Timings }).timings;
+    if (timings) this.speeds.observe(timings);
     return r.usage.prompt_tokens;
   }
 
@@ -344,6 +472,7 @@ export class WllamaEngine implements LlmEngine {
     let finish: FinishReason = 'stop';
     let timings: Timings | undefined;
     let promptTokens: number | undefined;
+    const restartsBefore = this.restarts;
     const stats = (): GenerateStats => {
       const end = performance.now();
       const s: GenerateStats = { elapsedMs: end - started };
@@ -354,51 +483,68 @@ export class WllamaEngine implements LlmEngine {
       if (timings?.predicted_per_second) s.tokensPerSecond = timings.predicted_per_second;
       else if (firstAt !== undefined && pieces > 1 && end > firstAt)
         s.tokensPerSecond = ((pieces - 1) * 1000) / (end - firstAt);
+      if (this.restarts > restartsBefore) s.restarts = this.restarts - restartsBefore;
       return s;
     };
-    const onChunk = (chunk: {
-      choices: Array<{
-        finish_reason: string | null;
-        text?: string;
-        delta?: { content?: string | null };
-      }>;
-      timings?: Timings;
-      usage?: { prompt_tokens?: number } | null;
-    }) => {
-      const choice = chunk.choices[0];
-      const piece = choice?.text ?? choice?.delta?.content ?? '';
-      if (piece) {
-        firstAt ??= performance.now();
-        pieces++;
-        text += piece;
-        request.onToken?.(piece);
-      }
-      if (choice?.finish_reason === 'length') finish = 'length';
-      if (chunk.timings) timings = chunk.timings;
-      if (typeof chunk.usage?.prompt_tokens === 'number') promptTokens = chunk.usage.prompt_tokens;
-    };
     if (request.signal?.aborted) return { ok: false, text, error: STOPPED, stats: stats() };
-    const common = {
-      max_tokens: request.maxTokens,
-      stream: true as const,
-      ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
-      ...(request.signal ? { abortSignal: request.signal } : {}),
-    };
+    const promptText =
+      this.promptStyle === 'text'
+        ? request.text
+        : request.messages.map((m) => m.content).join('\n');
     try {
-      if (this.promptStyle === 'text') {
-        await this.wllama.createCompletion({ ...common, prompt: request.text, onData: onChunk });
-      } else {
-        await this.wllama.createChatCompletion({
-          ...common,
-          messages: request.messages.map(({ role, content }) => ({ role, content })),
-          onData: onChunk,
-        });
-      }
+      await this.guarded(
+        estimateTokens(promptText),
+        request.maxTokens,
+        request.signal,
+        async (wllama, signal, progress) => {
+          const onChunk = (chunk: {
+            choices: Array<{
+              finish_reason: string | null;
+              text?: string;
+              delta?: { content?: string | null };
+            }>;
+            timings?: Timings;
+            usage?: { prompt_tokens?: number } | null;
+          }) => {
+            const choice = chunk.choices[0];
+            const piece = choice?.text ?? choice?.delta?.content ?? '';
+            if (piece) {
+              firstAt ??= performance.now();
+              pieces++;
+              text += piece;
+              progress();
+              request.onToken?.(piece);
+            }
+            if (choice?.finish_reason === 'length') finish = 'length';
+            if (chunk.timings) timings = chunk.timings;
+            if (typeof chunk.usage?.prompt_tokens === 'number')
+              promptTokens = chunk.usage.prompt_tokens;
+          };
+          const common = {
+            max_tokens: request.maxTokens,
+            stream: true as const,
+            ...(request.temperature !== undefined ? { temperature: request.temperature } : {}),
+            abortSignal: signal,
+          };
+          if (this.promptStyle === 'text') {
+            await wllama.createCompletion({ ...common, prompt: request.text, onData: onChunk });
+          } else {
+            await wllama.createChatCompletion({
+              ...common,
+              messages: request.messages.map(({ role, content }) => ({ role, content })),
+              onData: onChunk,
+            });
+          }
+        },
+      );
     } catch (error) {
       if (isAbort(error) || request.signal?.aborted)
         return { ok: false, text, error: STOPPED, stats: stats() };
+      if (error instanceof StalledCall)
+        return { ok: false, text, error: error.toLlmError(this.model.name), stats: stats() };
       return { ok: false, text, error: this.generationError(error), stats: stats() };
     }
+    if (timings) this.speeds.observe(timings);
     return { ok: true, text, finish, stats: stats() };
   }
 
