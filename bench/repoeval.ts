@@ -57,7 +57,7 @@ import { layoutRepository, repositoryWindows, type CodeWindow } from '../src/cor
 import { defaultCodeRelationOptions } from '../src/core/code/options';
 import { codeRelationMatrix } from '../src/core/code/relation';
 import { summaryCodeRelationMatrix } from '../src/core/code/summary';
-import { windowReferenceCounts } from '../src/core/code/references';
+import { lineStarts, windowLineRanges, windowReferenceCounts } from '../src/core/code/references';
 import type { FileSyntax, SyntaxDefinition } from '../src/core/code/syntax';
 import { pairedBootstrap, splitOf, type SplitPart } from '../src/core/eval';
 import { loadRepoMiniLm, miniLmRepoTable } from './repoeval-minilm';
@@ -122,26 +122,6 @@ async function memoryUsed(): Promise<number> {
   return m.heapUsed + m.arrayBuffers;
 }
 
-/** Line number (0-based) of each character offset, via line starts. */
-function lineStarts(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf('\n'); i !== -1 && i + 1 < text.length; i = text.indexOf('\n', i + 1)) {
-    starts.push(i + 1);
-  }
-  return starts;
-}
-
-function lineOf(starts: number[], offset: number): number {
-  let lo = 0;
-  let hi = starts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (starts[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
-}
-
 interface Index {
   files: CodeFile[];
   windows: CodeWindow[];
@@ -153,12 +133,10 @@ interface Index {
 function buildIndex(files: CodeFile[]): Index {
   const layout = layoutRepository(files);
   const { fragments, windows } = repositoryWindows('repo', layout, WINDOW);
-  const starts = files.map((f) => lineStarts(f.text));
-  const windowLines = windows.map((w) => ({
-    file: w.file,
-    first: lineOf(starts[w.file], w.start),
-    last: lineOf(starts[w.file], Math.max(w.start, w.end - 1)),
-  }));
+  const windowLines = windowLineRanges(
+    files.map((f) => f.text),
+    windows,
+  );
   const windowTokens = fragments.map((f) => tokenize(layout.text.slice(f.start, f.end)));
   return { files, windows, windowLines, windowTokens };
 }

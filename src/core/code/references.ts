@@ -31,31 +31,36 @@ export interface WindowLines {
 /** Node kinds of the code graph that are not definitions. */
 const NOT_DEFINITIONS = new Set(['directory', 'file', 'root', 'call']);
 
+/** Offsets where the lines of `text` start (a final newline starts no line). */
+export function lineStarts(text: string): number[] {
+  const starts = [0];
+  for (let i = text.indexOf('\n'); i !== -1 && i + 1 < text.length; i = text.indexOf('\n', i + 1))
+    starts.push(i + 1);
+  return starts;
+}
+
+/** Line (0-based) holding character `offset`, by binary search over `lineStarts`. */
+export function lineOf(starts: readonly number[], offset: number): number {
+  let lo = 0;
+  let hi = starts.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid] <= offset) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
 /** Line (0-based) of each window's first and last character in its file's text. */
 export function windowLineRanges(
   fileTexts: readonly string[],
   windows: readonly CodeWindow[],
 ): WindowLines[] {
-  const lineStarts = fileTexts.map((text) => {
-    const starts = [0];
-    for (let i = text.indexOf('\n'); i !== -1 && i + 1 < text.length; i = text.indexOf('\n', i + 1))
-      starts.push(i + 1);
-    return starts;
-  });
-  const lineOf = (starts: number[], offset: number) => {
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid] <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
+  const starts = fileTexts.map(lineStarts);
   return windows.map((w) => ({
     file: w.file,
-    first: lineOf(lineStarts[w.file], w.start),
-    last: lineOf(lineStarts[w.file], Math.max(w.start, w.end - 1)),
+    first: lineOf(starts[w.file], w.start),
+    last: lineOf(starts[w.file], Math.max(w.start, w.end - 1)),
   }));
 }
 
