@@ -2,14 +2,13 @@
  * @file Exports of an answer-evaluation run (issue 12 §2): CSV with one row per answer, each row
  * with the settings that produced it (engine, model, fragment size, budget, alpha, w_rel), and
  * JSON with the run's file, engine, pipelines and their settings, the summary and every answer.
- * CSV is written by papaparse (quoting; `escapeFormulae`, since answers are model output and
- * must not run as spreadsheet formulas). The API key is never part of a run, so never exported.
+ * CSV is written by csv.ts (answers are model output and must not run as spreadsheet formulas). The API key is never part of a run, so never exported.
  */
-import Papa from 'papaparse';
 import type { AnswerRunEngine, AnswerRunSpec } from '../../core/eval/answer-resume';
 import type { AnswerSummary } from '../../core/eval/answer-run';
 import type { StoredAnswer } from '../../store/eval-runs';
 import type { EvalRunRecord } from '../../store/schema';
+import { toCsv } from './csv';
 
 /** What an answer run keeps in its record's `settings`. */
 export interface AnswerRunSettings {
@@ -40,13 +39,6 @@ export const ANSWER_CSV_HEADER = [
   'computed_at',
 ] as const;
 
-/**
- * papaparse's own `escapeFormulae: true` pattern (/^[=+\-@\t\r].*$/) misses a cell that starts
- * with "=" and holds a line break (`.` stops at it), and model answers do: a leading character
- * is what a spreadsheet looks at, so this pattern looks at nothing else.
- */
-const FORMULA_START = /^[=+\-@\t\r]/;
-
 const num = (x: number | null | undefined) => (x === null || x === undefined ? '' : x);
 
 export function answerCsv(
@@ -75,10 +67,7 @@ export function answerCsv(
     spec.options.wRel,
     new Date(a.computedAt).toISOString(),
   ]);
-  return Papa.unparse(
-    { fields: [...ANSWER_CSV_HEADER], data },
-    { escapeFormulae: FORMULA_START, newline: '\n' },
-  );
+  return toCsv(ANSWER_CSV_HEADER, data);
 }
 
 export interface AnswerRunExport {

@@ -2,10 +2,10 @@
  * @file Exports of an evaluation run: CSV (one row per configuration and budget, each row with
  * the settings that produced it) and JSON (the file, the grid, the embedder, the bootstrap, every
  * per-question result and the summary). CSV is written by papaparse: quoting of commas, quotes
- * and line breaks is its job, and `escapeFormulae` keeps a cell from running as a spreadsheet
+ * and line breaks is its job, and csv.ts keeps a cell from running as a spreadsheet
  * formula (text from files is data).
  */
-import Papa from 'papaparse';
+import { toCsv } from './csv';
 import { configKey, type GridCell, type GridSpec, type GridSummaryRow } from '../../core/eval/grid';
 import type { EvalResultRecord, EvalRunRecord } from '../../store/schema';
 import type { EvalRunSettings } from '../../workers/eval-handlers';
@@ -62,7 +62,7 @@ export function summaryCsv(
       ]);
     });
   });
-  return Papa.unparse({ fields: [...CSV_HEADER], data }, { escapeFormulae: true, newline: '\n' });
+  return toCsv(CSV_HEADER, data);
 }
 
 export interface RunExport {
