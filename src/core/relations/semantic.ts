@@ -111,62 +111,8 @@ export function semanticNeighbours(
     throw new Error(`FragRel: semanticK must be a whole number >= 0, got ${k}.`);
   }
 
-  // Per row, a min-heap of its best candidates so far (root = the one that ranks last), and
-  // `floor`: the score a new candidate must reach (the root's once full; before that, any
-  // positive cosine is in).
-  const heapScore = new Float64Array(size * k);
-  const heapCol = new Uint32Array(size * k);
-  const heapSize = new Uint32Array(size);
-  const floor = new Float64Array(size);
-  // 1 while an entry has not yet taken part in a local join of the refinement (NN-descent).
-  const heapNew = new Uint8Array(size * k);
-
-  const offer = (row: number, score: number, c: number) => {
-    const base = row * k;
-    let n = heapSize[row];
-    let pos: number;
-    if (n < k) {
-      // Sift up from the new leaf while the parent ranks before the new entry.
-      pos = n++;
-      heapSize[row] = n;
-      while (pos > 0) {
-        const parent = (pos - 1) >> 1;
-        if (!ranksBefore(heapScore[base + parent], heapCol[base + parent], score, c)) break;
-        heapScore[base + pos] = heapScore[base + parent];
-        heapCol[base + pos] = heapCol[base + parent];
-        heapNew[base + pos] = heapNew[base + parent];
-        pos = parent;
-      }
-    } else {
-      if (!ranksBefore(score, c, heapScore[base], heapCol[base])) return;
-      // Replace the root and sift down while a child ranks after the new entry.
-      pos = 0;
-      for (;;) {
-        let child = 2 * pos + 1;
-        if (child >= n) break;
-        if (
-          child + 1 < n &&
-          ranksBefore(
-            heapScore[base + child],
-            heapCol[base + child],
-            heapScore[base + child + 1],
-            heapCol[base + child + 1],
-          )
-        ) {
-          child++;
-        }
-        if (!ranksBefore(score, c, heapScore[base + child], heapCol[base + child])) break;
-        heapScore[base + pos] = heapScore[base + child];
-        heapCol[base + pos] = heapCol[base + child];
-        heapNew[base + pos] = heapNew[base + child];
-        pos = child;
-      }
-    }
-    heapScore[base + pos] = score;
-    heapCol[base + pos] = c;
-    heapNew[base + pos] = 1;
-    if (n === k) floor[row] = heapScore[base];
-  };
+  const heaps = createRowHeaps(size, k);
+  const { heapCol, heapSize, heapNew, floor, offer, offerUnique } = heaps;
 
   // Fragments are visited by position in `buf`; `ids` maps a position to its fragment index.
   // The exact search reads `data` itself (identity ids); the inverted file reads a copy laid out
@@ -299,13 +245,7 @@ export function semanticNeighbours(
     }
   };
 
-  /** Both ways, unless already held: a pair may be met from either side or twice. */
-  const considerOnce = (i: number, j: number, score: number) => {
-    if (score > 0 && i !== j) {
-      offerUnique(i, score, j);
-      offerUnique(j, score, i);
-    }
-  };
+  const { considerOnce } = heaps;
 
   /**
    * Queries [q0, q1) of `qbuf` (fragment indices `qids`) against positions [m0, m1) of `buf`,
@@ -381,16 +321,6 @@ export function semanticNeighbours(
     }
   };
 
-  /** `offer`, unless the row already holds c (the refinement meets a pair more than once). */
-  const offerUnique = (row: number, score: number, c: number): number => {
-    if (!(score >= floor[row])) return 0;
-    const base = row * k;
-    const n = heapSize[row];
-    for (let e = 0; e < n; e++) if (heapCol[base + e] === c) return 0;
-    offer(row, score, c);
-    return 1;
-  };
-
   const dotOf = (i: number, j: number) => {
     const io = i * dim;
     const jo = j * dim;
@@ -460,187 +390,6 @@ export function semanticNeighbours(
     }
   };
 
-  /**
-   * The inverted file's blocks through the wasm SIMD kernel: the document's rows copied into the
-   * kernel's memory cluster by cluster (each cluster padded to a multiple of 4 zero rows, each
-   * row to a multiple of 4 floats), then per cluster every block of its probers against every
-   * block of its members. The kernel's f32 scores only filter: a product that could enter either
-   * row's heap (within DOT_BLOCK_TOLERANCE of its floor) is recomputed by `dotOf`, in the
-   * order of the exact search, so the weights and ties equal the JS path's.
-   */
-  const relateListsSimd = (
-    kernel: DotBlock,
-    first: number,
-    n: number,
-    lists: InvertedLists,
-    quantised: boolean,
-  ) => {
-    const { order, listStart, proberStart, prober } = lists;
-    const nLists = listStart.length - 1;
-    const dimPad = paddedDim(dim);
-    const rowBytes = dimPad * 4;
-    const padded = (count: number) => Math.ceil(count / LANES) * LANES;
-    // Padded start row of each cluster, and each fragment's row (byte offset) in the kernel.
-    const rowStart = new Uint32Array(nLists + 1);
-    for (let c = 0; c < nLists; c++) {
-      rowStart[c + 1] = rowStart[c] + padded(listStart[c + 1] - listStart[c]);
-    }
-    const rowsAt = kernel.alloc(rowStart[nLists] * rowBytes);
-    const queriesAt = kernel.alloc((BLOCK_ROWS + 1) * 4);
-    const queryFloorsAt = kernel.alloc((BLOCK_ROWS + 1) * 4);
-    // Each padded row's floor less the tolerance, as f32 (renewed per block; floors only
-    // rise, so a stale one lets more through, never fewer). Padding rows score 0 and never pass.
-    const memberFloorsAt = kernel.alloc(rowStart[nLists] * 4);
-    const outAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 4);
-    const exactAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 8);
-    // The i16 copy of the rows (same row numbers, rows padded to 8 values): the filter reads it,
-    // at half the bytes and twice the products per instruction; `rescore` reads the f32 rows.
-    // Allocated before any view of the memory is taken (a grow detaches the views).
-    let maxNorm = 0;
-    for (let i = first; i < first + n; i++) {
-      let norm = 0;
-      for (let d = 0; d < dim; d++) norm += data[i * dim + d] * data[i * dim + d];
-      if (norm > maxNorm) maxNorm = norm;
-    }
-    const quant = quantisation(dim, Math.sqrt(maxNorm));
-    const rowBytes16 = paddedDim16(dim) * 2;
-    const rows16At = quantised ? kernel.alloc(rowStart[nLists] * rowBytes16) : 0;
-    const queries16At = kernel.alloc((BLOCK_ROWS + 1) * 4);
-    const rowOffset16 = new Uint32Array(quantised ? n : 0);
-    const rowOffset = new Uint32Array(n);
-    const memberId = new Uint32Array(rowStart[nLists]);
-    {
-      const f32 = kernel.f32();
-      for (let c = 0; c < nLists; c++) {
-        for (let p = listStart[c]; p < listStart[c + 1]; p++) {
-          const local = order[p];
-          const row = rowStart[c] + (p - listStart[c]);
-          const at = rowsAt + row * rowBytes;
-          rowOffset[local] = at;
-          memberId[row] = first + local;
-          f32.set(data.subarray((first + local) * dim, (first + local + 1) * dim), at >> 2);
-        }
-      }
-    }
-    const f32 = kernel.f32();
-    const i32 = kernel.i32();
-    const f64 = kernel.f64();
-    const exact = exactAt >> 3;
-    const qIndex = queriesAt >> 2;
-    const qFloor = queryFloorsAt >> 2;
-    const mFloor = memberFloorsAt >> 2;
-    const out = outAt >> 2;
-    if (quantised) {
-      const i16 = kernel.i16();
-      for (let c = 0; c < nLists; c++) {
-        for (let p = listStart[c]; p < listStart[c + 1]; p++) {
-          const local = order[p];
-          const at = rows16At + (rowStart[c] + (p - listStart[c])) * rowBytes16;
-          rowOffset16[local] = at;
-          const from = (first + local) * dim;
-          for (let d = 0; d < dim; d++)
-            i16[(at >> 1) + d] = Math.round(data[from + d] * quant.scale);
-        }
-      }
-    }
-    const q16Index = queries16At >> 2;
-    const tolerance = quantised ? quant.tolerance : DOT_BLOCK_TOLERANCE;
-    // Each fragment's own cluster (where `order` placed it).
-    const own = new Uint32Array(n);
-    for (let c = 0; c < nLists; c++) {
-      for (let p = listStart[c]; p < listStart[c + 1]; p++) own[order[p]] = c;
-    }
-    const queries = new Uint32Array(n);
-    // Two passes: first every cluster against itself, which fills each row's heap with good
-    // candidates and so raises its floor; then each cluster against its other probers, where
-    // the raised floors let the kernel drop nearly every product (measured: docs/scale.md).
-    for (let pass = 0; pass < 2; pass++) {
-      for (let c = 0; c < nLists; c++) {
-        const members = listStart[c + 1] - listStart[c];
-        if (members === 0) continue;
-        let nq = 0;
-        if (pass === 0) {
-          for (let p = listStart[c]; p < listStart[c + 1]; p++) queries[nq++] = order[p];
-        } else {
-          for (let p = proberStart[c]; p < proberStart[c + 1]; p++) {
-            if (own[prober[p]] !== c) queries[nq++] = prober[p];
-          }
-        }
-        if (nq === 0) continue;
-        for (let qa = 0; qa < nq; qa += BLOCK_ROWS) {
-          const qn = Math.min(BLOCK_ROWS, nq - qa);
-          // The members' floors, renewed per block of queries: a large cluster meets thousands
-          // of probers, and its members' floors rise meanwhile (a higher floor, fewer passes).
-          for (let r = rowStart[c]; r < rowStart[c] + members; r++) {
-            f32[mFloor + r] = floor[memberId[r]] - tolerance;
-          }
-          for (let q = 0; q < qn; q++) {
-            const local = queries[qa + q];
-            i32[qIndex + q] = rowOffset[local];
-            if (quantised) i32[q16Index + q] = rowOffset16[local];
-            f32[qFloor + q] = floor[first + local] - tolerance;
-          }
-          // An odd block repeats its last query; its candidates are met twice, and
-          // `considerOnce` keeps the second out.
-          if (qn & 1) {
-            i32[qIndex + qn] = i32[qIndex + qn - 1];
-            i32[q16Index + qn] = i32[q16Index + qn - 1];
-            f32[qFloor + qn] = f32[qFloor + qn - 1];
-          }
-          const qEven = qn + (qn & 1);
-          for (let m0 = 0; m0 < members; m0 += BLOCK_COLS) {
-            const mPad = padded(Math.min(BLOCK_COLS, members - m0));
-            const firstRow = rowStart[c] + m0;
-            const found = quantised
-              ? kernel.blockFiltered16(
-                  queries16At,
-                  qEven,
-                  rows16At + firstRow * rowBytes16,
-                  mPad,
-                  rowBytes16,
-                  queryFloorsAt,
-                  memberFloorsAt + firstRow * 4,
-                  quant.unit,
-                  outAt,
-                )
-              : kernel.blockFiltered(
-                  queriesAt,
-                  qEven,
-                  rowsAt + firstRow * rowBytes,
-                  mPad,
-                  rowBytes,
-                  queryFloorsAt,
-                  memberFloorsAt + firstRow * 4,
-                  outAt,
-                );
-            // The exact weights of all candidates at once, in wasm (the same bits as `dotOf`).
-            kernel.rescore(
-              queriesAt,
-              rowsAt + firstRow * rowBytes,
-              rowBytes,
-              outAt,
-              found,
-              exactAt,
-            );
-            for (let e = 0; e < found; e++) {
-              const code = i32[out + e];
-              const q = qa + Math.min(code >>> 16, qn - 1);
-              const m = m0 + (code & 0xffff);
-              // A cluster against itself meets each pair twice; one meeting is enough (its
-              // filter used floors no higher than the other's, and both rows are offered).
-              if (pass === 0 && m <= q) continue;
-              const i = first + queries[q];
-              const j = memberId[firstRow + (code & 0xffff)];
-              considerOnce(i, j, f64[exact + e]);
-            }
-          }
-        }
-        if (pass === 1) options.onProgress?.(first + Math.floor((n * c) / nLists), size);
-        else if ((c & 31) === 31) options.onProgress?.(first, size);
-      }
-    }
-  };
-
   if (k > 0) {
     const method = options.method ?? 'auto';
     for (let s = 0; s + 1 < segs.length; s++) {
@@ -669,7 +418,18 @@ export function semanticNeighbours(
       const { order, listStart, proberStart, prober } = lists;
       const kernel = options.kernel === 'js' ? null : createDotBlock();
       if (kernel) {
-        relateListsSimd(kernel, first, n, lists, options.kernel !== 'simd-f32');
+        relateListsSimd(
+          heaps,
+          kernel,
+          data,
+          dim,
+          first,
+          n,
+          lists,
+          options.kernel !== 'simd-f32',
+          null,
+          (done) => options.onProgress?.(done, size),
+        );
         const r = options.refine ?? defaultRefineOptions;
         refine(first, n, r.rounds, r.sample, r.stopShare);
         options.onProgress?.(end, size);
@@ -721,6 +481,118 @@ export function semanticNeighbours(
     }
   }
 
+  return heapsToCsr(heaps, size);
+}
+
+/** The semantic relation (Eq. 6) over documents laid out by `segments`. */
+export function semanticRelation(
+  vectors: VectorSet,
+  segments: ArrayLike<number>,
+  k: number = defaultFragRelOptions.semanticK,
+  options: SemanticBuildOptions = {},
+): CsrRelation {
+  return csrRelation('semantic', semanticNeighbours(vectors, segments, k, options));
+}
+
+/**
+ * Per row, a min-heap of its best candidates so far (root = the one that ranks last), and
+ * `floor`: the score a new candidate must reach (the root's once full; before that, any
+ * positive cosine is in). Each row ends with the k best of all candidates it was offered, in
+ * the total order of `ranksBefore` (score, then the lower index), whatever the order of the
+ * offers: this is what lets a parallel build merge the rows of its shares (semantic-parallel.ts)
+ * into exactly the single-thread result.
+ */
+export interface RowHeaps {
+  k: number;
+  heapScore: Float64Array;
+  heapCol: Uint32Array;
+  heapSize: Uint32Array;
+  floor: Float64Array;
+  /** 1 while an entry has not yet taken part in a local join of the refinement (NN-descent). */
+  heapNew: Uint8Array;
+  offer: (row: number, score: number, c: number) => void;
+  /** `offer`, unless the row already holds c; 1 when offered. */
+  offerUnique: (row: number, score: number, c: number) => number;
+  /** Both ways, unless already held: a pair may be met from either side or twice. */
+  considerOnce: (i: number, j: number, score: number) => void;
+}
+
+export function createRowHeaps(size: number, k: number): RowHeaps {
+  const heapScore = new Float64Array(size * k);
+  const heapCol = new Uint32Array(size * k);
+  const heapSize = new Uint32Array(size);
+  const floor = new Float64Array(size);
+  const heapNew = new Uint8Array(size * k);
+
+  const offer = (row: number, score: number, c: number) => {
+    const base = row * k;
+    let n = heapSize[row];
+    let pos: number;
+    if (n < k) {
+      // Sift up from the new leaf while the parent ranks before the new entry.
+      pos = n++;
+      heapSize[row] = n;
+      while (pos > 0) {
+        const parent = (pos - 1) >> 1;
+        if (!ranksBefore(heapScore[base + parent], heapCol[base + parent], score, c)) break;
+        heapScore[base + pos] = heapScore[base + parent];
+        heapCol[base + pos] = heapCol[base + parent];
+        heapNew[base + pos] = heapNew[base + parent];
+        pos = parent;
+      }
+    } else {
+      if (!ranksBefore(score, c, heapScore[base], heapCol[base])) return;
+      // Replace the root and sift down while a child ranks after the new entry.
+      pos = 0;
+      for (;;) {
+        let child = 2 * pos + 1;
+        if (child >= n) break;
+        if (
+          child + 1 < n &&
+          ranksBefore(
+            heapScore[base + child],
+            heapCol[base + child],
+            heapScore[base + child + 1],
+            heapCol[base + child + 1],
+          )
+        ) {
+          child++;
+        }
+        if (!ranksBefore(score, c, heapScore[base + child], heapCol[base + child])) break;
+        heapScore[base + pos] = heapScore[base + child];
+        heapCol[base + pos] = heapCol[base + child];
+        heapNew[base + pos] = heapNew[base + child];
+        pos = child;
+      }
+    }
+    heapScore[base + pos] = score;
+    heapCol[base + pos] = c;
+    heapNew[base + pos] = 1;
+    if (n === k) floor[row] = heapScore[base];
+  };
+
+  const offerUnique = (row: number, score: number, c: number): number => {
+    if (!(score >= floor[row])) return 0;
+    const base = row * k;
+    const n = heapSize[row];
+    for (let e = 0; e < n; e++) if (heapCol[base + e] === c) return 0;
+    offer(row, score, c);
+    return 1;
+  };
+
+  const considerOnce = (i: number, j: number, score: number) => {
+    if (score > 0 && i !== j) {
+      offerUnique(i, score, j);
+      offerUnique(j, score, i);
+    }
+  };
+
+  return { k, heapScore, heapCol, heapSize, floor, heapNew, offer, offerUnique, considerOnce };
+}
+
+/** The rows' heaps as CSR (columns ascending within a row, weights as Float32). */
+export function heapsToCsr(heaps: RowHeaps, size: number): CsrMatrix {
+  const { k, heapScore, heapCol, heapSize } = heaps;
   const rowPtr = new Uint32Array(size + 1);
   for (let i = 0; i < size; i++) rowPtr[i + 1] = rowPtr[i] + heapSize[i];
   const nnz = rowPtr[size];
@@ -747,12 +619,188 @@ export function semanticNeighbours(
   return { size, rowPtr, col, weight };
 }
 
-/** The semantic relation (Eq. 6) over documents laid out by `segments`. */
-export function semanticRelation(
-  vectors: VectorSet,
-  segments: ArrayLike<number>,
-  k: number = defaultFragRelOptions.semanticK,
-  options: SemanticBuildOptions = {},
-): CsrRelation {
-  return csrRelation('semantic', semanticNeighbours(vectors, segments, k, options));
+/**
+ * The inverted file's blocks through the wasm SIMD kernel: the document's rows copied into the
+ * kernel's memory cluster by cluster (each cluster padded to a multiple of 4 zero rows, each
+ * row to a multiple of 4 floats), then per cluster every block of its probers against every
+ * block of its members. The kernel's f32 scores only filter: a product that could enter either
+ * row's heap (within DOT_BLOCK_TOLERANCE of its floor) is recomputed by `dotOf`, in the
+ * order of the exact search, so the weights and ties equal the JS path's.
+ *
+ * `share`, when given, limits the second pass to those clusters (ascending): a parallel build
+ * (semantic-parallel.ts) gives each worker a share and merges the rows. The first pass (every
+ * cluster against itself, a few per cent of the products) runs in full everywhere, so that
+ * each share starts from the same raised floors.
+ */
+export function relateListsSimd(
+  heaps: RowHeaps,
+  kernel: DotBlock,
+  data: Float32Array,
+  dim: number,
+  first: number,
+  n: number,
+  lists: InvertedLists,
+  quantised: boolean,
+  share: Uint32Array | null,
+  progress?: (rowsDone: number) => void,
+): void {
+  const { floor, considerOnce } = heaps;
+  const { order, listStart, proberStart, prober } = lists;
+  const nLists = listStart.length - 1;
+  const dimPad = paddedDim(dim);
+  const rowBytes = dimPad * 4;
+  const padded = (count: number) => Math.ceil(count / LANES) * LANES;
+  // Padded start row of each cluster, and each fragment's row (byte offset) in the kernel.
+  const rowStart = new Uint32Array(nLists + 1);
+  for (let c = 0; c < nLists; c++) {
+    rowStart[c + 1] = rowStart[c] + padded(listStart[c + 1] - listStart[c]);
+  }
+  const rowsAt = kernel.alloc(rowStart[nLists] * rowBytes);
+  const queriesAt = kernel.alloc((BLOCK_ROWS + 1) * 4);
+  const queryFloorsAt = kernel.alloc((BLOCK_ROWS + 1) * 4);
+  // Each padded row's floor less the tolerance, as f32 (renewed per block; floors only
+  // rise, so a stale one lets more through, never fewer). Padding rows score 0 and never pass.
+  const memberFloorsAt = kernel.alloc(rowStart[nLists] * 4);
+  const outAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 4);
+  const exactAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 8);
+  // The i16 copy of the rows (same row numbers, rows padded to 8 values): the filter reads it,
+  // at half the bytes and twice the products per instruction; `rescore` reads the f32 rows.
+  // Allocated before any view of the memory is taken (a grow detaches the views).
+  let maxNorm = 0;
+  for (let i = first; i < first + n; i++) {
+    let norm = 0;
+    for (let d = 0; d < dim; d++) norm += data[i * dim + d] * data[i * dim + d];
+    if (norm > maxNorm) maxNorm = norm;
+  }
+  const quant = quantisation(dim, Math.sqrt(maxNorm));
+  const rowBytes16 = paddedDim16(dim) * 2;
+  const rows16At = quantised ? kernel.alloc(rowStart[nLists] * rowBytes16) : 0;
+  const queries16At = kernel.alloc((BLOCK_ROWS + 1) * 4);
+  const rowOffset16 = new Uint32Array(quantised ? n : 0);
+  const rowOffset = new Uint32Array(n);
+  const memberId = new Uint32Array(rowStart[nLists]);
+  {
+    const f32 = kernel.f32();
+    for (let c = 0; c < nLists; c++) {
+      for (let p = listStart[c]; p < listStart[c + 1]; p++) {
+        const local = order[p];
+        const row = rowStart[c] + (p - listStart[c]);
+        const at = rowsAt + row * rowBytes;
+        rowOffset[local] = at;
+        memberId[row] = first + local;
+        f32.set(data.subarray((first + local) * dim, (first + local + 1) * dim), at >> 2);
+      }
+    }
+  }
+  const f32 = kernel.f32();
+  const i32 = kernel.i32();
+  const f64 = kernel.f64();
+  const exact = exactAt >> 3;
+  const qIndex = queriesAt >> 2;
+  const qFloor = queryFloorsAt >> 2;
+  const mFloor = memberFloorsAt >> 2;
+  const out = outAt >> 2;
+  if (quantised) {
+    const i16 = kernel.i16();
+    for (let c = 0; c < nLists; c++) {
+      for (let p = listStart[c]; p < listStart[c + 1]; p++) {
+        const local = order[p];
+        const at = rows16At + (rowStart[c] + (p - listStart[c])) * rowBytes16;
+        rowOffset16[local] = at;
+        const from = (first + local) * dim;
+        for (let d = 0; d < dim; d++) i16[(at >> 1) + d] = Math.round(data[from + d] * quant.scale);
+      }
+    }
+  }
+  const q16Index = queries16At >> 2;
+  const tolerance = quantised ? quant.tolerance : DOT_BLOCK_TOLERANCE;
+  // Each fragment's own cluster (where `order` placed it).
+  const own = new Uint32Array(n);
+  for (let c = 0; c < nLists; c++) {
+    for (let p = listStart[c]; p < listStart[c + 1]; p++) own[order[p]] = c;
+  }
+  const queries = new Uint32Array(n);
+  // Two passes: first every cluster against itself, which fills each row's heap with good
+  // candidates and so raises its floor; then each cluster against its other probers, where
+  // the raised floors let the kernel drop nearly every product (measured: docs/scale.md).
+  for (let pass = 0; pass < 2; pass++) {
+    const count = pass === 1 && share ? share.length : nLists;
+    for (let s = 0; s < count; s++) {
+      const c = pass === 1 && share ? share[s] : s;
+      const members = listStart[c + 1] - listStart[c];
+      if (members === 0) continue;
+      let nq = 0;
+      if (pass === 0) {
+        for (let p = listStart[c]; p < listStart[c + 1]; p++) queries[nq++] = order[p];
+      } else {
+        for (let p = proberStart[c]; p < proberStart[c + 1]; p++) {
+          if (own[prober[p]] !== c) queries[nq++] = prober[p];
+        }
+      }
+      if (nq === 0) continue;
+      for (let qa = 0; qa < nq; qa += BLOCK_ROWS) {
+        const qn = Math.min(BLOCK_ROWS, nq - qa);
+        // The members' floors, renewed per block of queries: a large cluster meets thousands
+        // of probers, and its members' floors rise meanwhile (a higher floor, fewer passes).
+        for (let r = rowStart[c]; r < rowStart[c] + members; r++) {
+          f32[mFloor + r] = floor[memberId[r]] - tolerance;
+        }
+        for (let q = 0; q < qn; q++) {
+          const local = queries[qa + q];
+          i32[qIndex + q] = rowOffset[local];
+          if (quantised) i32[q16Index + q] = rowOffset16[local];
+          f32[qFloor + q] = floor[first + local] - tolerance;
+        }
+        // An odd block repeats its last query; its candidates are met twice, and
+        // `considerOnce` keeps the second out.
+        if (qn & 1) {
+          i32[qIndex + qn] = i32[qIndex + qn - 1];
+          i32[q16Index + qn] = i32[q16Index + qn - 1];
+          f32[qFloor + qn] = f32[qFloor + qn - 1];
+        }
+        const qEven = qn + (qn & 1);
+        for (let m0 = 0; m0 < members; m0 += BLOCK_COLS) {
+          const mPad = padded(Math.min(BLOCK_COLS, members - m0));
+          const firstRow = rowStart[c] + m0;
+          const found = quantised
+            ? kernel.blockFiltered16(
+                queries16At,
+                qEven,
+                rows16At + firstRow * rowBytes16,
+                mPad,
+                rowBytes16,
+                queryFloorsAt,
+                memberFloorsAt + firstRow * 4,
+                quant.unit,
+                outAt,
+              )
+            : kernel.blockFiltered(
+                queriesAt,
+                qEven,
+                rowsAt + firstRow * rowBytes,
+                mPad,
+                rowBytes,
+                queryFloorsAt,
+                memberFloorsAt + firstRow * 4,
+                outAt,
+              );
+          // The exact weights of all candidates at once, in wasm (the same bits as `dotOf`).
+          kernel.rescore(queriesAt, rowsAt + firstRow * rowBytes, rowBytes, outAt, found, exactAt);
+          for (let e = 0; e < found; e++) {
+            const code = i32[out + e];
+            const q = qa + Math.min(code >>> 16, qn - 1);
+            const m = m0 + (code & 0xffff);
+            // A cluster against itself meets each pair twice; one meeting is enough (its
+            // filter used floors no higher than the other's, and both rows are offered).
+            if (pass === 0 && m <= q) continue;
+            const i = first + queries[q];
+            const j = memberId[firstRow + (code & 0xffff)];
+            considerOnce(i, j, f64[exact + e]);
+          }
+        }
+      }
+      if (pass === 1) progress?.(first + Math.floor((n * s) / count));
+      else if ((c & 31) === 31) progress?.(first);
+    }
+  }
 }
