@@ -1,0 +1,339 @@
+/**
+ * @file The semantic relation (Eq. 6) of large documents built by a pool of workers, with the
+ * same result as `semanticNeighbours`, bit for bit.
+ *
+ * Why the result is the same: every row's heap ends with the k best (by `ranksBefore`: score,
+ * then the lower index) of the candidates it was offered, whatever their order; the kernel's
+ * filter drops a product only when its exact cosine is below a floor, and a floor is the k-th
+ * best of a subset of that row's candidates, so never above the final k-th best. A row's result
+ * is therefore the k best of all pairs its fragment meets in the inverted file's blocks, and
+ * cutting those blocks into shares, then offering every share's rows to one heap per row
+ * (`offerUnique`: a pair met in two shares counts once), gives the same k best with the same
+ * exact weights. The tests hold this on random and on real GloVe vectors.
+ *
+ * The split: the clustering and the lists run where this is called (inverted-lists.ts; about a
+ * fifth of the CPU at 100k, docs/scale.md); the second pass of the blocks (each cluster against
+ * the fragments of other clusters that probe it, almost all the products) is cut into `pool.size`
+ * shares of clusters of about equal cost (probers times members), each run by a worker
+ * (`semanticShare`), which also runs the cheap first pass (every cluster against itself) in full
+ * so that its floors start as high as the single-thread build's. Each worker's rows come back as
+ * transferred buffers and are merged here.
+ *
+ * Core stays free of workers: the pool is an interface; src/workers/semantic-pool.ts runs it on
+ * Web Workers (the app) or worker_threads (the Node bench and tests), both calling
+ * `semanticShare` below.
+ */
+import { defaultFragRelOptions } from '../options';
+import type { CsrMatrix, VectorSet } from '../types';
+import { invertedFileLists, type InvertedLists } from './inverted-lists';
+import {
+  createRowHeaps,
+  defaultRefineOptions,
+  EXACT_MAX_FRAGMENTS,
+  heapsToCsr,
+  relateListsSimd,
+  semanticNeighbours,
+  type SemanticBuildOptions,
+} from './semantic';
+import { toSegments } from './segments';
+import { createDotBlock } from './wasm/dot-block';
+
+/** One worker's part of a document's inverted-file blocks. */
+export interface SemanticShareTask {
+  /** The document's rows only (n x dim), local indices 0..n-1; may lie on a SharedArrayBuffer. */
+  data: Float32Array;
+  dim: number;
+  k: number;
+  lists: InvertedLists;
+  /** Clusters whose second pass this share runs, ascending. */
+  clusters: Uint32Array;
+  /** `simd` filters on i16 rows, `simd-f32` on the f32 rows (semantic.ts). */
+  kernel: 'simd' | 'simd-f32';
+}
+
+/** A share's rows: row i holds heapSize[i] entries at heapScore/heapCol[i k ..] (local columns). */
+export interface SemanticShareResult {
+  heapScore: Float64Array;
+  heapCol: Uint32Array;
+  heapSize: Uint32Array;
+}
+
+/**
+ * What core needs of an AbortSignal (core is built without the DOM's types); a real
+ * AbortSignal fits.
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  readonly reason?: unknown;
+  addEventListener(type: 'abort', listener: () => void): void;
+  removeEventListener(type: 'abort', listener: () => void): void;
+}
+
+/** A CancelSignal with its trigger (AbortController's shape, without the DOM). */
+function cancelSource(): { signal: CancelSignal; abort: (reason?: unknown) => void } {
+  const listeners = new Set<() => void>();
+  const state = { aborted: false, reason: undefined as unknown };
+  const signal: CancelSignal = {
+    get aborted() {
+      return state.aborted;
+    },
+    get reason() {
+      return state.reason;
+    },
+    addEventListener: (_type, listener) => listeners.add(listener),
+    removeEventListener: (_type, listener) => listeners.delete(listener),
+  };
+  return {
+    signal,
+    abort(reason?: unknown) {
+      if (state.aborted) return;
+      state.aborted = true;
+      state.reason = reason ?? cancelled();
+      for (const listener of [...listeners]) listener();
+    },
+  };
+}
+
+/** The error a cancelled build rejects with (named AbortError, as the workers' protocol expects). */
+export function cancelled(): Error {
+  const error = new Error('The operation was cancelled.');
+  error.name = 'AbortError';
+  return error;
+}
+
+/** Runs shares on workers. `size` workers run at once. */
+export interface SemanticPool {
+  readonly size: number;
+  /**
+   * Run one share on a free worker. `onProgress` gets the share's done fraction (0..1). An abort
+   * of `signal` must stop the worker (terminate it) and reject with an AbortError.
+   */
+  run(
+    task: SemanticShareTask,
+    options: { signal?: CancelSignal; onProgress?: (fraction: number) => void },
+  ): Promise<SemanticShareResult>;
+}
+
+/**
+ * Run a share (in a worker): both passes of the blocks, the second limited to `task.clusters`.
+ * Throws where the engine has no wasm SIMD (the caller builds on one thread there).
+ */
+export function semanticShare(
+  task: SemanticShareTask,
+  onProgress?: (fraction: number) => void,
+): SemanticShareResult {
+  const { data, dim, k, lists } = task;
+  const n = lists.order.length;
+  const kernel = createDotBlock();
+  if (!kernel) throw new Error('FragRel: this engine has no wasm SIMD for the semantic relation.');
+  const heaps = createRowHeaps(n, k);
+  relateListsSimd(
+    heaps,
+    kernel,
+    data,
+    dim,
+    0,
+    n,
+    lists,
+    task.kernel === 'simd',
+    task.clusters,
+    (done) => onProgress?.(done / n),
+  );
+  return { heapScore: heaps.heapScore, heapCol: heaps.heapCol, heapSize: heaps.heapSize };
+}
+
+/**
+ * Cut the second pass's clusters into `shares` sets of about equal cost (members times the
+ * probers from other clusters): the costliest first, each to the share with the least so far
+ * (ties to the lower share). Deterministic; each set ascending.
+ */
+export function partitionClusters(lists: InvertedLists, shares: number): Uint32Array[] {
+  const { order, listStart, proberStart, prober } = lists;
+  const nLists = listStart.length - 1;
+  const own = new Uint32Array(order.length);
+  for (let c = 0; c < nLists; c++) {
+    for (let p = listStart[c]; p < listStart[c + 1]; p++) own[order[p]] = c;
+  }
+  const cost = new Float64Array(nLists);
+  for (let c = 0; c < nLists; c++) {
+    let probers = 0;
+    for (let p = proberStart[c]; p < proberStart[c + 1]; p++) if (own[prober[p]] !== c) probers++;
+    cost[c] = probers * (listStart[c + 1] - listStart[c]);
+  }
+  const byCost = Array.from({ length: nLists }, (_, c) => c).sort(
+    (a, b) => cost[b] - cost[a] || a - b,
+  );
+  const load = new Float64Array(shares);
+  const owner = new Uint32Array(nLists);
+  for (const c of byCost) {
+    let best = 0;
+    for (let s = 1; s < shares; s++) if (load[s] < load[best]) best = s;
+    owner[c] = best;
+    load[best] += cost[c];
+  }
+  const out: Uint32Array[] = [];
+  for (let s = 0; s < shares; s++) {
+    const mine: number[] = [];
+    for (let c = 0; c < nLists; c++) if (owner[c] === s) mine.push(c);
+    out.push(Uint32Array.from(mine));
+  }
+  return out;
+}
+
+export interface ParallelSemanticOptions extends SemanticBuildOptions {
+  /** Workers for the shares; absent or of size 0: the single-thread build. */
+  pool?: SemanticPool | null;
+  /** Cancels the build: the workers are stopped and the promise rejects with an AbortError. */
+  signal?: CancelSignal;
+}
+
+/** The document's rows, on a SharedArrayBuffer where the engine allows one (cross-origin isolated). */
+function shareable(data: Float32Array): Float32Array {
+  const isolated = (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated;
+  if (typeof SharedArrayBuffer === 'undefined' || isolated === false) return data;
+  const out = new Float32Array(new SharedArrayBuffer(data.byteLength));
+  out.set(data);
+  return out;
+}
+
+/**
+ * `semanticNeighbours` with the inverted file's blocks of large documents run on `pool`; the same
+ * CSR, bit for bit. Falls back to the single-thread build (on this thread) where the pool is
+ * missing, the document is searched exactly, the kernel is the JS one, the engine lacks wasm
+ * SIMD, or NN-descent rounds are asked for (their joins depend on the heaps' layout).
+ */
+export async function semanticNeighboursParallel(
+  vectors: VectorSet,
+  segments: ArrayLike<number>,
+  k: number = defaultFragRelOptions.semanticK,
+  options: ParallelSemanticOptions = {},
+): Promise<CsrMatrix> {
+  const { pool, signal, ...serial } = options;
+  const segs = toSegments(segments);
+  const size = segs[segs.length - 1];
+  const method = options.method ?? 'auto';
+  const rounds = (options.refine ?? defaultRefineOptions).rounds;
+  const large = (n: number) =>
+    method === 'inverted-file' || (method === 'auto' && n > EXACT_MAX_FRAGMENTS);
+  let anyLarge = false;
+  for (let s = 0; s + 1 < segs.length; s++) if (large(segs[s + 1] - segs[s])) anyLarge = true;
+  if (
+    !pool ||
+    pool.size < 1 ||
+    !anyLarge ||
+    k <= 0 ||
+    options.kernel === 'js' ||
+    rounds > 0 ||
+    vectors.count !== size ||
+    !createDotBlock()
+  ) {
+    return semanticNeighbours(vectors, segments, k, serial);
+  }
+  const { dim, data } = vectors;
+  const aborted = () => {
+    if (signal?.aborted) throw signal.reason ?? cancelled();
+  };
+  // Documents one after the other; each one's rows are local there and shifted back here.
+  const parts: { first: number; csr: CsrMatrix }[] = [];
+  for (let s = 0; s + 1 < segs.length; s++) {
+    const first = segs[s];
+    const n = segs[s + 1] - first;
+    const docData = data.subarray(first * dim, (first + n) * dim);
+    const doc: VectorSet = { dim, count: n, data: docData };
+    const report = (done: number) => options.onProgress?.(first + done, size);
+    if (n === 0) continue;
+    if (!large(n)) {
+      aborted();
+      parts.push({
+        first,
+        csr: semanticNeighbours(doc, [0, n], k, { ...serial, onProgress: (d) => report(d) }),
+      });
+      continue;
+    }
+    const lists = invertedFileLists(
+      docData,
+      dim,
+      0,
+      n,
+      { kernel: 'simd', ...options.invertedFile },
+      () => {
+        aborted();
+        report(0);
+      },
+    );
+    const shares = partitionClusters(lists, pool.size);
+    const shared = shareable(docData);
+    const fractions = new Float64Array(shares.length);
+    // The first rejection (a cancel, a throwing onProgress, a failed worker) stops the others.
+    const stop = cancelSource();
+    const onOuterAbort = () => stop.abort(signal?.reason);
+    signal?.addEventListener('abort', onOuterAbort);
+    let results: SemanticShareResult[];
+    try {
+      aborted();
+      results = await Promise.all(
+        shares.map((clusters, w) =>
+          pool
+            .run(
+              {
+                data: shared,
+                dim,
+                k,
+                lists,
+                clusters,
+                kernel: options.kernel === 'simd-f32' ? 'simd-f32' : 'simd',
+              },
+              {
+                signal: stop.signal,
+                onProgress: (f) => {
+                  fractions[w] = f;
+                  let sum = 0;
+                  for (const x of fractions) sum += x;
+                  try {
+                    report(Math.floor((n * sum) / fractions.length));
+                  } catch (error) {
+                    stop.abort(error);
+                  }
+                },
+              },
+            )
+            .catch((error: unknown) => {
+              stop.abort(error);
+              throw error;
+            }),
+        ),
+      );
+    } finally {
+      signal?.removeEventListener('abort', onOuterAbort);
+    }
+    aborted();
+    // Every share's rows offered to one heap per row: the k best of their union.
+    const heaps = createRowHeaps(n, k);
+    for (const r of results) {
+      for (let i = 0; i < n; i++) {
+        const base = i * k;
+        for (let e = 0; e < r.heapSize[i]; e++) {
+          heaps.offerUnique(i, r.heapScore[base + e], r.heapCol[base + e]);
+        }
+      }
+    }
+    parts.push({ first, csr: heapsToCsr(heaps, n) });
+    report(n);
+  }
+  // The documents' blocks side by side (relations stay inside a document).
+  const rowPtr = new Uint32Array(size + 1);
+  let nnz = 0;
+  for (const p of parts) nnz += p.csr.col.length;
+  const col = new Uint32Array(nnz);
+  const weight = new Float32Array(nnz);
+  let at = 0;
+  for (const { first, csr } of parts) {
+    for (let i = 0; i < csr.size; i++) {
+      rowPtr[first + i + 1] = rowPtr[first + i] + (csr.rowPtr[i + 1] - csr.rowPtr[i]);
+    }
+    for (let e = 0; e < csr.col.length; e++) col[at + e] = csr.col[e] + first;
+    weight.set(csr.weight, at);
+    at += csr.col.length;
+  }
+  return { size, rowPtr, col, weight };
+}
