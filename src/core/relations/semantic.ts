@@ -590,6 +590,45 @@ export function createRowHeaps(size: number, k: number): RowHeaps {
   return { k, heapScore, heapCol, heapSize, floor, heapNew, offer, offerUnique, considerOnce };
 }
 
+/** Heaps that start from `rows` (the arrays of another build's heaps, copied). */
+export function rowHeapsFrom(
+  rows: { heapScore: Float64Array; heapCol: Uint32Array; heapSize: Uint32Array },
+  size: number,
+  k: number,
+): RowHeaps {
+  const heaps = createRowHeaps(size, k);
+  heaps.heapScore.set(rows.heapScore);
+  heaps.heapCol.set(rows.heapCol);
+  heaps.heapSize.set(rows.heapSize);
+  heaps.heapNew.fill(1);
+  // As `offer` leaves it: the root's score once a row is full, else 0.
+  for (let i = 0; i < size; i++) if (rows.heapSize[i] === k) heaps.floor[i] = rows.heapScore[i * k];
+  return heaps;
+}
+
+/**
+ * Floors shared by the workers of a parallel build, one per row (local index) as the bits of an
+ * f32 in an Int32Array over a SharedArrayBuffer (Int32 reads and writes never tear; Float32 and
+ * Float64 ones may). Each worker publishes its rows' floors, rounded down to f32, and filters
+ * with the highest floor it sees. Sound: a floor is the k-th best score of some worker's row, so
+ * a product below it cannot be among that row's k best once the workers' rows are merged; a
+ * stale or overwritten value is only lower, never wrong.
+ */
+export function sharedFloor(bits: Int32Array): (row: number, own: number) => number {
+  const f = new Float32Array(1);
+  const b = new Int32Array(f.buffer);
+  return (row, own) => {
+    b[0] = bits[row];
+    const seen = f[0];
+    if (own <= seen) return seen;
+    f[0] = own;
+    // Round down: the published floor must not exceed the row's own.
+    if (f[0] > own) b[0] -= 1;
+    bits[row] = b[0];
+    return own;
+  };
+}
+
 /** The rows' heaps as CSR (columns ascending within a row, weights as Float32). */
 export function heapsToCsr(heaps: RowHeaps, size: number): CsrMatrix {
   const { k, heapScore, heapCol, heapSize } = heaps;
@@ -627,10 +666,11 @@ export function heapsToCsr(heaps: RowHeaps, size: number): CsrMatrix {
  * row's heap (within DOT_BLOCK_TOLERANCE of its floor) is recomputed by `dotOf`, in the
  * order of the exact search, so the weights and ties equal the JS path's.
  *
- * `share`, when given, limits the second pass to those clusters (ascending): a parallel build
- * (semantic-parallel.ts) gives each worker a share and merges the rows. The first pass (every
- * cluster against itself, a few per cent of the products) runs in full everywhere, so that
- * each share starts from the same raised floors.
+ * `share`, when given, limits each pass to its clusters (ascending): a parallel build
+ * (semantic-parallel.ts) runs the first pass in shares, merges the rows, then the second pass in
+ * shares that all start from those rows (so from the same raised floors as one thread).
+ * `sharedFloors` (local rows, see `sharedFloor`) lets the shares of a pass filter with each
+ * other's floors.
  */
 export function relateListsSimd(
   heaps: RowHeaps,
@@ -641,10 +681,12 @@ export function relateListsSimd(
   n: number,
   lists: InvertedLists,
   quantised: boolean,
-  share: Uint32Array | null,
+  share: { self: Uint32Array; cross: Uint32Array } | null,
   progress?: (rowsDone: number) => void,
+  sharedFloors?: Int32Array,
 ): void {
   const { floor, considerOnce } = heaps;
+  const shared = sharedFloors ? sharedFloor(sharedFloors) : null;
   const { order, listStart, proberStart, prober } = lists;
   const nLists = listStart.length - 1;
   const dimPad = paddedDim(dim);
@@ -724,9 +766,10 @@ export function relateListsSimd(
   // candidates and so raises its floor; then each cluster against its other probers, where
   // the raised floors let the kernel drop nearly every product (measured: docs/scale.md).
   for (let pass = 0; pass < 2; pass++) {
-    const count = pass === 1 && share ? share.length : nLists;
+    const subset = share ? (pass === 0 ? share.self : share.cross) : null;
+    const count = subset ? subset.length : nLists;
     for (let s = 0; s < count; s++) {
-      const c = pass === 1 && share ? share[s] : s;
+      const c = subset ? subset[s] : s;
       const members = listStart[c + 1] - listStart[c];
       if (members === 0) continue;
       let nq = 0;
@@ -743,13 +786,15 @@ export function relateListsSimd(
         // The members' floors, renewed per block of queries: a large cluster meets thousands
         // of probers, and its members' floors rise meanwhile (a higher floor, fewer passes).
         for (let r = rowStart[c]; r < rowStart[c] + members; r++) {
-          f32[mFloor + r] = floor[memberId[r]] - tolerance;
+          const id = memberId[r];
+          f32[mFloor + r] = (shared ? shared(id - first, floor[id]) : floor[id]) - tolerance;
         }
         for (let q = 0; q < qn; q++) {
           const local = queries[qa + q];
           i32[qIndex + q] = rowOffset[local];
           if (quantised) i32[q16Index + q] = rowOffset16[local];
-          f32[qFloor + q] = floor[first + local] - tolerance;
+          const own = floor[first + local];
+          f32[qFloor + q] = (shared ? shared(local, own) : own) - tolerance;
         }
         // An odd block repeats its last query; its candidates are met twice, and
         // `considerOnce` keeps the second out.
@@ -800,7 +845,7 @@ export function relateListsSimd(
         }
       }
       if (pass === 1) progress?.(first + Math.floor((n * s) / count));
-      else if ((c & 31) === 31) progress?.(first);
+      else if ((s & 31) === 31) progress?.(first);
     }
   }
 }
