@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { prng } from '../core/prng';
 import { EXACT_MAX_FRAGMENTS, semanticNeighbours } from '../core/relations/semantic';
-import { semanticShare, type SemanticPool } from '../core/relations/semantic-parallel';
+import { semanticWork, type SemanticPool } from '../core/relations/semantic-parallel';
 import { normalizeRows } from '../core/vectors';
 import type { HandlerContext } from './host';
 import { createIndexHandlers, type IndexDependencies } from './index-handlers';
@@ -38,12 +38,12 @@ describe('the index worker relates a large document on the semantic pool', () =>
       size: 2,
       run: async (task) => {
         runs++;
-        return semanticShare(structuredClone(task));
+        return semanticWork(structuredClone(task));
       },
     };
     const handlers = createIndexHandlers(deps(() => pool));
     const { semantic } = await handlers.relate({ vectors: v, semanticK: 16 }, context());
-    expect(runs).toBe(4);
+    expect(runs).toBe(6);
     expect(Array.from(semantic.col)).toEqual(Array.from(single.col));
     expect(Array.from(semantic.weight)).toEqual(Array.from(single.weight));
   });

@@ -13,18 +13,18 @@
  */
 import {
   cancelled,
-  semanticShare,
+  semanticWork,
   type CancelSignal,
   type SemanticPool,
-  type SemanticShareResult,
-  type SemanticShareTask,
+  type SemanticWorkerResult,
+  type SemanticWorkerTask,
 } from '../core/relations/semantic-parallel';
 import { deserializeError, serializeError, type SerializedError } from './protocol';
 
-export type ShareRequest = { type: 'share'; task: SemanticShareTask };
+export type ShareRequest = { type: 'share'; task: SemanticWorkerTask };
 export type ShareResponse =
   | { type: 'progress'; fraction: number }
-  | { type: 'result'; result: SemanticShareResult }
+  | { type: 'result'; result: SemanticWorkerResult }
   | { type: 'error'; error: SerializedError };
 
 /** The little of a worker the pool uses (a Web Worker or a wrapped worker_threads Worker). */
@@ -89,7 +89,7 @@ export function createSemanticPool(size: number, spawn: () => ShareWorker): Clos
     ) {
       if (signal?.aborted) throw signal.reason ?? cancelled();
       const worker = await acquire();
-      return new Promise<SemanticShareResult>((resolve, reject) => {
+      return new Promise<SemanticWorkerResult>((resolve, reject) => {
         let settled = false;
         const finish = (ok: boolean) => {
           settled = true;
@@ -138,24 +138,24 @@ export function createSemanticPool(size: number, spawn: () => ShareWorker): Clos
   };
 }
 
-/** The worker side: run the share, report progress (every 2%), post the rows back transferred. */
+/** The worker side: run the task, report progress (every 2%), post its arrays back transferred. */
 export function serveShare(
   request: ShareRequest,
   post: (message: ShareResponse, transfer: Transferable[]) => void,
 ): void {
   try {
     let reported = 0;
-    const result = semanticShare(request.task, (fraction) => {
+    const result = semanticWork(request.task, (fraction) => {
       if (fraction - reported >= 0.02) {
         reported = fraction;
         post({ type: 'progress', fraction }, []);
       }
     });
-    post({ type: 'result', result }, [
-      result.heapScore.buffer,
-      result.heapCol.buffer,
-      result.heapSize.buffer,
-    ] as Transferable[]);
+    const buffers =
+      'probeOf' in result
+        ? [result.probeOf.buffer]
+        : [result.heapScore.buffer, result.heapCol.buffer, result.heapSize.buffer];
+    post({ type: 'result', result }, buffers as Transferable[]);
   } catch (error) {
     post({ type: 'error', error: serializeError(error) }, []);
   }

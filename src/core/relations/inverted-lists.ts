@@ -153,6 +153,29 @@ export function invertedFileLists(
   options: InvertedFileOptions = {},
   onStep?: () => void,
 ): InvertedLists {
+  const trained = trainCentroids(data, dim, first, n, options, onStep);
+  const probeOf = assignProbes(data, dim, first, 0, n, trained, options.kernel, onStep);
+  onStep?.();
+  return listsFromProbes(probeOf, n, trained, options.maxListShare);
+}
+
+/** The clusters' centroids after k-means, with the list and probe counts chosen. */
+export interface TrainedCentroids {
+  /** lists x dim, unit length (or zero). */
+  centroids: Float32Array;
+  lists: number;
+  probes: number;
+}
+
+/** Spherical k-means on a seeded sample of rows data[first .. first + n). */
+export function trainCentroids(
+  data: Float32Array,
+  dim: number,
+  first: number,
+  n: number,
+  options: InvertedFileOptions = {},
+  onStep?: () => void,
+): TrainedCentroids {
   const d = defaultInvertedFileOptions;
   const lists = Math.max(
     1,
@@ -219,18 +242,60 @@ export function invertedFileLists(
     }
     onStep?.();
   }
+  return { centroids, lists, probes };
+}
 
-  // Assign every fragment to its nearest centroid and lay the clusters out one after the other
-  // (counting sort); each fragment also probes its `probes` nearest centroids.
-  const probeOf = new Uint32Array(n * probes);
-  if (scorer) {
+/**
+ * Each of the rows data[first + from .. first + to) with its `probes` nearest centroids, best
+ * first (ties to the lower centroid): out[(r - from) probes ..]. A row's answer does not depend
+ * on the others', so ranges of rows can be assigned apart (semantic-parallel.ts) with the same
+ * result.
+ */
+export function assignProbes(
+  data: Float32Array,
+  dim: number,
+  first: number,
+  from: number,
+  to: number,
+  trained: TrainedCentroids,
+  kernelChoice: 'simd' | 'js' | undefined,
+  onStep?: () => void,
+): Uint32Array {
+  const { centroids, lists, probes } = trained;
+  const probeOf = new Uint32Array((to - from) * probes);
+  const kernel = kernelChoice === 'js' ? null : createDotBlock();
+  if (kernel) {
+    const scorer = simdCentroidScorer(kernel, dim, lists);
     scorer.setCentroids(centroids);
-    scorer.top(data, first, null, n, probes, probeOf, onStep);
+    scorer.top(data, first + from, null, to - from, probes, probeOf, onStep);
   } else {
-    nearestCentroidsTop(data, dim, first, n, centroids, lists, probes, probeOf, onStep);
+    nearestCentroidsTop(
+      data,
+      dim,
+      first + from,
+      to - from,
+      centroids,
+      lists,
+      probes,
+      probeOf,
+      onStep,
+    );
   }
-  onStep?.();
-  const cap = options.maxListShare ? Math.ceil((options.maxListShare * n) / lists) : n;
+  return probeOf;
+}
+
+/**
+ * The lists from each fragment's probes (`probeOf`, n x probes, nearest first): each fragment
+ * in its nearest list (or, under `maxListShare`, the nearest with room), and who probes what.
+ */
+export function listsFromProbes(
+  probeOf: Uint32Array,
+  n: number,
+  trained: Pick<TrainedCentroids, 'lists' | 'probes'>,
+  maxListShare?: number,
+): InvertedLists {
+  const { lists, probes } = trained;
+  const cap = maxListShare ? Math.ceil((maxListShare * n) / lists) : n;
   if (cap < n && probes > 1) {
     const size = new Uint32Array(lists);
     for (let i = 0; i < n; i++) {

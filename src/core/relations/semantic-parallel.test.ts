@@ -10,7 +10,7 @@ import { semanticNeighbours, type SemanticBuildOptions } from './semantic';
 import {
   partitionClusters,
   semanticNeighboursParallel,
-  semanticShare,
+  semanticWork,
   type SemanticPool,
 } from './semantic-parallel';
 
@@ -36,8 +36,8 @@ function syntheticVectors(count: number, dim: number, seed: number): VectorSet {
 }
 
 /**
- * The pool's contract on this thread: each share runs `semanticShare` on a structured clone of
- * its task (as a worker would receive it), in the order the shares finish.
+ * The pool's contract on this thread: each task runs `semanticWork` on a structured clone of
+ * its task (as a worker would receive it).
  */
 function inProcessPool(size: number): SemanticPool & { runs: number } {
   const pool = {
@@ -46,7 +46,7 @@ function inProcessPool(size: number): SemanticPool & { runs: number } {
     async run(task: Parameters<SemanticPool['run']>[0]) {
       pool.runs++;
       await Promise.resolve();
-      return semanticShare(structuredClone(task));
+      return semanticWork(structuredClone(task));
     },
   };
   return pool;
@@ -89,8 +89,8 @@ describe('semanticNeighboursParallel', () => {
       for (const size of [1, 2, 4]) {
         const pool = inProcessPool(size);
         const parallel = await semanticNeighboursParallel(v, segments, 16, { ...options, pool });
-        // Two passes, each in `size` shares, for each of the three documents with rows.
-        expect(pool.runs).toBe(6 * size);
+        // The assignment and two passes, each in `size` tasks, for each document with rows.
+        expect(pool.runs).toBe(9 * size);
         expectIdentical(single, parallel);
       }
     }

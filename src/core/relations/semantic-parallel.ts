@@ -25,7 +25,13 @@
  */
 import { defaultFragRelOptions } from '../options';
 import type { CsrMatrix, VectorSet } from '../types';
-import { invertedFileLists, type InvertedLists } from './inverted-lists';
+import {
+  assignProbes,
+  listsFromProbes,
+  trainCentroids,
+  type InvertedLists,
+  type TrainedCentroids,
+} from './inverted-lists';
 import {
   createRowHeaps,
   defaultRefineOptions,
@@ -65,6 +71,26 @@ export interface SemanticShareTask {
    */
   floors?: Int32Array;
 }
+
+/** One worker's range of rows to assign to their nearest clusters (inverted-lists.ts). */
+export interface SemanticAssignTask {
+  pass: 'assign';
+  /** The document's rows (n x dim), as for a share. */
+  data: Float32Array;
+  dim: number;
+  trained: TrainedCentroids;
+  /** Rows [from, to) of the document. */
+  from: number;
+  to: number;
+}
+
+/** Rows [from, to)'s probes, nearest first: (to - from) x probes. */
+export interface SemanticAssignResult {
+  probeOf: Uint32Array;
+}
+
+export type SemanticWorkerTask = SemanticShareTask | SemanticAssignTask;
+export type SemanticWorkerResult = SemanticShareResult | SemanticAssignResult;
 
 /** A share's rows: row i holds heapSize[i] entries at heapScore/heapCol[i k ..] (local columns). */
 export interface SemanticShareResult {
@@ -116,7 +142,7 @@ export function cancelled(): Error {
   return error;
 }
 
-/** Runs shares on workers. `size` workers run at once. */
+/** Runs tasks (shares of a pass, ranges of rows to assign) on workers, `size` at once. */
 export interface SemanticPool {
   readonly size: number;
   /**
@@ -124,13 +150,31 @@ export interface SemanticPool {
    * of `signal` must stop the worker (terminate it) and reject with an AbortError.
    */
   run(
-    task: SemanticShareTask,
+    task: SemanticWorkerTask,
     options: { signal?: CancelSignal; onProgress?: (fraction: number) => void },
-  ): Promise<SemanticShareResult>;
+  ): Promise<SemanticWorkerResult>;
+}
+
+/** Run a task in a worker: a share of a pass, or a range of rows to assign. */
+export function semanticWork(
+  task: SemanticWorkerTask,
+  onProgress?: (fraction: number) => void,
+): SemanticWorkerResult {
+  if (task.pass === 'assign') {
+    const { data, dim, trained, from, to } = task;
+    let rows = 0;
+    const probeOf = assignProbes(data, dim, 0, from, to, trained, 'simd', () => {
+      rows += 1024;
+      onProgress?.(Math.min(1, rows / Math.max(1, to - from)));
+    });
+    return { probeOf };
+  }
+  return semanticShare(task, onProgress);
 }
 
 /**
- * Run a share (in a worker): one pass of the blocks over `task.clusters`. Throws where the engine has no wasm SIMD (the caller builds on one thread there).
+ * Run a share (in a worker): one pass of the blocks over `task.clusters`. Throws where the
+ * engine has no wasm SIMD (the caller builds on one thread there).
  */
 export function semanticShare(
   task: SemanticShareTask,
@@ -256,6 +300,7 @@ export async function semanticNeighboursParallel(
     !anyLarge ||
     k <= 0 ||
     options.kernel === 'js' ||
+    options.invertedFile?.kernel === 'js' ||
     rounds > 0 ||
     vectors.count !== size ||
     !createDotBlock()
@@ -283,69 +328,85 @@ export async function semanticNeighboursParallel(
       });
       continue;
     }
-    const lists = invertedFileLists(
-      docData,
-      dim,
-      0,
-      n,
-      { kernel: 'simd', ...options.invertedFile },
-      () => {
-        aborted();
-        report(0);
-      },
-    );
-    const shared = shareable(docData);
-    const sharedLists: InvertedLists = {
-      order: shareable(lists.order),
-      listStart: shareable(lists.listStart),
-      proberStart: shareable(lists.proberStart),
-      prober: shareable(lists.prober),
+    const onStep = () => {
+      aborted();
+      report(0);
     };
+    const shared = shareable(docData);
     const kernel = options.kernel === 'simd-f32' ? 'simd-f32' : 'simd';
-    // One pass of the blocks in shares; progress counts the first pass as a tenth of the work.
-    const runPass = async (
-      pass: 'self' | 'cross',
-      start?: SemanticShareResult,
-      floors?: Int32Array,
-    ): Promise<SemanticShareResult[]> => {
-      const shares = partitionClusters(lists, pool.size, pass);
-      const fractions = new Float64Array(shares.length);
-      const [from, span] = pass === 'self' ? [0, 0.1] : [0.1, 0.9];
+    // Tasks on the pool, all at once; progress from `from` to `from + span` of the document.
+    const runAll = async <T extends SemanticWorkerResult>(
+      tasks: SemanticWorkerTask[],
+      from: number,
+      span: number,
+    ): Promise<T[]> => {
+      const fractions = new Float64Array(tasks.length);
       // The first rejection (a cancel, a throwing onProgress, a failed worker) stops the others.
       const stop = cancelSource();
       const onOuterAbort = () => stop.abort(signal?.reason);
       signal?.addEventListener('abort', onOuterAbort);
       try {
         aborted();
-        return await Promise.all(
-          shares.map((clusters, w) =>
+        return (await Promise.all(
+          tasks.map((task, w) =>
             pool
-              .run(
-                { data: shared, dim, k, lists: sharedLists, pass, clusters, start, kernel, floors },
-                {
-                  signal: stop.signal,
-                  onProgress: (f) => {
-                    fractions[w] = f;
-                    let sum = 0;
-                    for (const x of fractions) sum += x;
-                    try {
-                      report(Math.floor(n * (from + (span * sum) / fractions.length)));
-                    } catch (error) {
-                      stop.abort(error);
-                    }
-                  },
+              .run(task, {
+                signal: stop.signal,
+                onProgress: (f) => {
+                  fractions[w] = f;
+                  let sum = 0;
+                  for (const x of fractions) sum += x;
+                  try {
+                    report(Math.floor(n * (from + (span * sum) / fractions.length)));
+                  } catch (error) {
+                    stop.abort(error);
+                  }
                 },
-              )
+              })
               .catch((error: unknown) => {
                 stop.abort(error);
                 throw error;
               }),
           ),
-        );
+        )) as T[];
       } finally {
         signal?.removeEventListener('abort', onOuterAbort);
       }
     };
+
+    // The clustering: k-means on a sample here, every row's nearest clusters on the pool (the
+    // same answer per row wherever it is computed), the lists here.
+    const trained = trainCentroids(docData, dim, 0, n, options.invertedFile, onStep);
+    const ranges = Array.from({ length: pool.size }, (_, w) => [
+      Math.floor((n * w) / pool.size),
+      Math.floor((n * (w + 1)) / pool.size),
+    ]);
+    const assigned = await runAll<SemanticAssignResult>(
+      ranges.map(([from, to]) => ({ pass: 'assign', data: shared, dim, trained, from, to })),
+      0,
+      0,
+    );
+    const probeOf = new Uint32Array(n * trained.probes);
+    assigned.forEach((r, w) => probeOf.set(r.probeOf, ranges[w][0] * trained.probes));
+    const lists = listsFromProbes(probeOf, n, trained, options.invertedFile?.maxListShare);
+    const sharedLists: InvertedLists = {
+      order: shareable(lists.order),
+      listStart: shareable(lists.listStart),
+      proberStart: shareable(lists.proberStart),
+      prober: shareable(lists.prober),
+    };
+    const pass = (which: 'self' | 'cross', start?: SemanticShareResult, floors?: Int32Array) =>
+      partitionClusters(lists, pool.size, which).map((clusters): SemanticShareTask => ({
+        data: shared,
+        dim,
+        k,
+        lists: sharedLists,
+        pass: which,
+        clusters,
+        start,
+        kernel,
+        floors,
+      }));
     // Every share's rows offered to one heap per row: the k best of their union.
     const merge = (results: SemanticShareResult[]) => {
       const heaps = createRowHeaps(n, k);
@@ -359,7 +420,7 @@ export async function semanticNeighboursParallel(
       }
       return heaps;
     };
-    const selfRows = merge(await runPass('self'));
+    const selfRows = merge(await runAll<SemanticShareResult>(pass('self'), 0, 0.1));
     aborted();
     const start: SemanticShareResult = {
       heapScore: shareable(selfRows.heapScore),
@@ -367,14 +428,14 @@ export async function semanticNeighboursParallel(
       heapSize: shareable(selfRows.heapSize),
     };
     // The floors the second pass's shares share: a share's rows then rise with the others' finds
-    // too, as one thread's do (measured: without it the second pass cost 1.4x the products' offers).
+    // too, as one thread's do.
     let floors: Int32Array | undefined;
     if (canShare()) {
       floors = new Int32Array(new SharedArrayBuffer(n * 4));
       const publish = sharedFloor(floors);
       for (let i = 0; i < n; i++) publish(i, selfRows.floor[i]);
     }
-    const heaps = merge(await runPass('cross', start, floors));
+    const heaps = merge(await runAll<SemanticShareResult>(pass('cross', start, floors), 0.1, 0.9));
     aborted();
     parts.push({ first, csr: heapsToCsr(heaps, n) });
     report(n);
