@@ -568,7 +568,8 @@ export function createRowHeaps(size: number, k: number): RowHeaps {
     heapScore[base + pos] = score;
     heapCol[base + pos] = c;
     heapNew[base + pos] = 1;
-    if (n === k) floor[row] = heapScore[base];
+    // Never lowered: a parallel build may have raised it above the root (`sharedFloor`).
+    if (n === k && heapScore[base] > floor[row]) floor[row] = heapScore[base];
   };
 
   const offerUnique = (row: number, score: number, c: number): number => {
@@ -609,10 +610,11 @@ export function rowHeapsFrom(
 /**
  * Floors shared by the workers of a parallel build, one per row (local index) as the bits of an
  * f32 in an Int32Array over a SharedArrayBuffer (Int32 reads and writes never tear; Float32 and
- * Float64 ones may). Each worker publishes its rows' floors, rounded down to f32, and filters
- * with the highest floor it sees. Sound: a floor is the k-th best score of some worker's row, so
- * a product below it cannot be among that row's k best once the workers' rows are merged; a
- * stale or overwritten value is only lower, never wrong.
+ * Float64 ones may). Each worker publishes its rows' floors, rounded down to f32, and raises its
+ * own floors (so its filter and its offers) to the highest it sees. Sound: a published floor is
+ * at most the k-th best score of some worker's row, so a product below it cannot be among that
+ * row's k best once the workers' rows are merged; a stale or overwritten value is only lower,
+ * never wrong.
  */
 export function sharedFloor(bits: Int32Array): (row: number, own: number) => number {
   const f = new Float32Array(1);
@@ -787,14 +789,15 @@ export function relateListsSimd(
         // of probers, and its members' floors rise meanwhile (a higher floor, fewer passes).
         for (let r = rowStart[c]; r < rowStart[c] + members; r++) {
           const id = memberId[r];
-          f32[mFloor + r] = (shared ? shared(id - first, floor[id]) : floor[id]) - tolerance;
+          if (shared) floor[id] = shared(id - first, floor[id]);
+          f32[mFloor + r] = floor[id] - tolerance;
         }
         for (let q = 0; q < qn; q++) {
           const local = queries[qa + q];
           i32[qIndex + q] = rowOffset[local];
           if (quantised) i32[q16Index + q] = rowOffset16[local];
-          const own = floor[first + local];
-          f32[qFloor + q] = (shared ? shared(local, own) : own) - tolerance;
+          if (shared) floor[first + local] = shared(local, floor[first + local]);
+          f32[qFloor + q] = floor[first + local] - tolerance;
         }
         // An odd block repeats its last query; its candidates are met twice, and
         // `considerOnce` keeps the second out.
