@@ -35,8 +35,30 @@ interface Timing {
   config: string;
   wallMs: number;
   cpuMs: number;
+  /** This (main) thread's CPU, and the busiest other threads' (the workers), from /proc. */
+  mainThreadCpuMs: number;
+  otherThreadsCpuMs: number[];
   identical: boolean;
   loadAverage: number;
+}
+
+/**
+ * CPU time of each thread of this process (ms), from /proc (Linux; empty elsewhere): the main
+ * thread's is the part no worker can take over, each worker's its share.
+ */
+function threadCpu(): Map<number, number> {
+  const out = new Map<number, number>();
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      // Fields after the command's closing parenthesis; utime and stime are the 14th and 15th.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out.set(Number(tid), ((Number(fields[11]) + Number(fields[12])) * 1000) / 100);
+    }
+  } catch {
+    // Not Linux: no per-thread times.
+  }
+  return out;
 }
 
 const same = (a: CsrMatrix, b: CsrMatrix) =>
@@ -68,6 +90,7 @@ async function runs(v: VectorSet, order: string[], log: (line: string) => void) 
     const timings: Timing[] = [];
     for (const config of order) {
       const loadAverage = +os.loadavg()[0].toFixed(2);
+      const threads0 = threadCpu();
       const cpu0 = process.cpuUsage();
       const t1 = performance.now();
       const m =
@@ -79,12 +102,28 @@ async function runs(v: VectorSet, order: string[], log: (line: string) => void) 
       const wallMs = Math.round(performance.now() - t1);
       const cpu = process.cpuUsage(cpu0);
       const cpuMs = Math.round((cpu.user + cpu.system) / 1000);
+      const threads1 = threadCpu();
+      const delta = (tid: number) => (threads1.get(tid) ?? 0) - (threads0.get(tid) ?? 0);
+      const mainThreadCpuMs = delta(process.pid);
+      const otherThreadsCpuMs = [...threads1.keys()]
+        .filter((tid) => tid !== process.pid)
+        .map(delta)
+        .sort((a, b) => b - a)
+        .slice(0, 3);
       reference ??= m;
       const identical = same(reference, m);
       log(
-        `  ${config}: ${wallMs} ms wall, ${cpuMs} ms CPU, identical ${identical}, load ${loadAverage}`,
+        `  ${config}: ${wallMs} ms wall, ${cpuMs} ms CPU (main thread ${mainThreadCpuMs}, others ${otherThreadsCpuMs.join(', ')}), identical ${identical}, load ${loadAverage}`,
       );
-      timings.push({ config, wallMs, cpuMs, identical, loadAverage });
+      timings.push({
+        config,
+        wallMs,
+        cpuMs,
+        mainThreadCpuMs,
+        otherThreadsCpuMs,
+        identical,
+        loadAverage,
+      });
     }
     return { startMs, clustering, timings, reference: reference! };
   } finally {
@@ -144,12 +183,12 @@ export const scalePoolSection: BenchSection = {
       });
     }
     const markdown = [
-      '| vectors | config | wall ms | CPU ms (all threads) | identical to 1 thread | load avg |',
-      '| --- | --- | ---: | ---: | --- | ---: |',
+      '| vectors | config | wall ms | CPU ms (all threads) | main thread CPU ms | busiest other threads CPU ms | identical to 1 thread | load avg |',
+      '| --- | --- | ---: | ---: | ---: | --- | --- | ---: |',
       ...results.flatMap((r) =>
         r.timings.map(
           (t) =>
-            `| ${r.vectors} | ${t.config} | ${t.wallMs} | ${t.cpuMs} | ${t.identical} | ${t.loadAverage} |`,
+            `| ${r.vectors} | ${t.config} | ${t.wallMs} | ${t.cpuMs} | ${t.mainThreadCpuMs} | ${t.otherThreadsCpuMs.join(', ')} | ${t.identical} | ${t.loadAverage} |`,
         ),
       ),
       '',
