@@ -395,48 +395,75 @@ export async function semanticNeighboursParallel(
       proberStart: shareable(lists.proberStart),
       prober: shareable(lists.prober),
     };
-    const pass = (which: 'self' | 'cross', start?: SemanticShareResult, floors?: Int32Array) =>
-      partitionClusters(lists, pool.size, which).map((clusters): SemanticShareTask => ({
-        data: shared,
-        dim,
-        k,
-        lists: sharedLists,
-        pass: which,
-        clusters,
-        start,
-        kernel,
-        floors,
-      }));
-    // Every share's rows offered to one heap per row: the k best of their union.
-    const merge = (results: SemanticShareResult[]) => {
-      const heaps = createRowHeaps(n, k);
-      for (const r of results) {
-        for (let i = 0; i < n; i++) {
-          const base = i * k;
-          for (let e = 0; e < r.heapSize[i]; e++) {
-            heaps.offerUnique(i, r.heapScore[base + e], r.heapCol[base + e]);
-          }
-        }
-      }
-      return heaps;
-    };
-    const selfRows = merge(await runAll<SemanticShareResult>(pass('self'), 0, 0.1));
+    const task = (
+      which: 'self' | 'cross',
+      clusters: Uint32Array,
+      start?: SemanticShareResult,
+      floors?: Int32Array,
+    ): SemanticShareTask => ({
+      data: shared,
+      dim,
+      k,
+      lists: sharedLists,
+      pass: which,
+      clusters,
+      start,
+      kernel,
+      floors,
+    });
+    // The first pass: each row meets only its own cluster, so its rows come whole from the share
+    // that holds that cluster (copied, not merged).
+    const selfShares = partitionClusters(lists, pool.size, 'self');
+    const selfResults = await runAll<SemanticShareResult>(
+      selfShares.map((clusters) => task('self', clusters)),
+      0,
+      0.1,
+    );
     aborted();
     const start: SemanticShareResult = {
-      heapScore: shareable(selfRows.heapScore),
-      heapCol: shareable(selfRows.heapCol),
-      heapSize: shareable(selfRows.heapSize),
+      heapScore: shareable(new Float64Array(n * k)),
+      heapCol: shareable(new Uint32Array(n * k)),
+      heapSize: shareable(new Uint32Array(n)),
     };
+    selfShares.forEach((clusters, w) => {
+      const r = selfResults[w];
+      for (const c of clusters) {
+        for (let p = lists.listStart[c]; p < lists.listStart[c + 1]; p++) {
+          const i = lists.order[p];
+          const from = i * k;
+          start.heapScore.set(r.heapScore.subarray(from, from + r.heapSize[i]), from);
+          start.heapCol.set(r.heapCol.subarray(from, from + r.heapSize[i]), from);
+          start.heapSize[i] = r.heapSize[i];
+        }
+      }
+    });
     // The floors the second pass's shares share: a share's rows then rise with the others' finds
     // too, as one thread's do.
     let floors: Int32Array | undefined;
     if (canShare()) {
       floors = new Int32Array(new SharedArrayBuffer(n * 4));
       const publish = sharedFloor(floors);
-      for (let i = 0; i < n; i++) publish(i, selfRows.floor[i]);
+      for (let i = 0; i < n; i++) if (start.heapSize[i] === k) publish(i, start.heapScore[i * k]);
     }
-    const heaps = merge(await runAll<SemanticShareResult>(pass('cross', start, floors), 0.1, 0.9));
+    const crossResults = await runAll<SemanticShareResult>(
+      partitionClusters(lists, pool.size, 'cross').map((clusters) =>
+        task('cross', clusters, start, floors),
+      ),
+      0.1,
+      0.9,
+    );
     aborted();
+    // The first share's rows, then every other share's offered to them: the k best of their
+    // union (each share started from the first pass's rows; `offerUnique` counts them once).
+    const heaps = rowHeapsFrom(crossResults[0], n, k);
+    for (const r of crossResults.slice(1)) {
+      for (let i = 0; i < n; i++) {
+        const base = i * k;
+        for (let e = 0; e < r.heapSize[i]; e++) {
+          heaps.offerUnique(i, r.heapScore[base + e], r.heapCol[base + e]);
+        }
+      }
+    }
     parts.push({ first, csr: heapsToCsr(heaps, n) });
     report(n);
   }
