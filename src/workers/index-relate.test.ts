@@ -43,7 +43,7 @@ describe('the index worker relates a large document on the semantic pool', () =>
     };
     const handlers = createIndexHandlers(deps(() => pool));
     const { semantic } = await handlers.relate({ vectors: v, semanticK: 16 }, context());
-    expect(runs).toBe(6);
+    expect(runs).toBe(18);
     expect(Array.from(semantic.col)).toEqual(Array.from(single.col));
     expect(Array.from(semantic.weight)).toEqual(Array.from(single.weight));
   });

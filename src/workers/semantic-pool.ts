@@ -154,7 +154,9 @@ export function serveShare(
     const buffers =
       'probeOf' in result
         ? [result.probeOf.buffer]
-        : [result.heapScore.buffer, result.heapCol.buffer, result.heapSize.buffer];
+        : 'nearest' in result
+          ? [result.nearest.buffer]
+          : [result.heapScore.buffer, result.heapCol.buffer, result.heapSize.buffer];
     post({ type: 'result', result }, buffers as Transferable[]);
   } catch (error) {
     post({ type: 'error', error: serializeError(error) }, []);

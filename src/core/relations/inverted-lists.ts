@@ -167,15 +167,26 @@ export interface TrainedCentroids {
   probes: number;
 }
 
-/** Spherical k-means on a seeded sample of rows data[first .. first + n). */
-export function trainCentroids(
+/** One round of k-means asks for each sample row's nearest centroid (local row indices). */
+export interface TrainingRound {
+  centroids: Float32Array;
+  lists: number;
+  sample: Uint32Array;
+}
+
+/**
+ * Spherical k-means on a seeded sample of rows data[first .. first + n), as steps: each round
+ * yields the centroids and the sample, and takes back each sample row's nearest centroid (from
+ * `nearestInSample` here, or from workers: semantic-parallel.ts); the result is the same either
+ * way, since each row's answer depends on that row alone.
+ */
+export function* centroidTraining(
   data: Float32Array,
   dim: number,
   first: number,
   n: number,
   options: InvertedFileOptions = {},
-  onStep?: () => void,
-): TrainedCentroids {
+): Generator<TrainingRound, TrainedCentroids, Uint32Array> {
   const d = defaultInvertedFileOptions;
   const lists = Math.max(
     1,
@@ -207,16 +218,8 @@ export function trainCentroids(
   }
   const sums = new Float64Array(lists * dim);
   const counts = new Uint32Array(lists);
-  const assigned = new Uint32Array(sampleSize);
-  const kernel = options.kernel === 'js' ? null : createDotBlock();
-  const scorer = kernel ? simdCentroidScorer(kernel, dim, lists) : null;
   for (let it = 0; it < iterations; it++) {
-    if (scorer) {
-      scorer.setCentroids(centroids);
-      scorer.top(data, first, sample, sampleSize, 1, assigned, onStep);
-    } else {
-      nearestCentroids(data, dim, first, sample, centroids, lists, assigned, onStep);
-    }
+    const assigned = yield { centroids, lists, sample };
     sums.fill(0);
     counts.fill(0);
     for (let r = 0; r < sampleSize; r++) {
@@ -240,9 +243,51 @@ export function trainCentroids(
       const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
       for (let x = 0; x < dim; x++) centroids[co + x] = sums[co + x] * inv;
     }
-    onStep?.();
   }
   return { centroids, lists, probes };
+}
+
+/** Each of `rows` (local indices from `first`) with its nearest centroid, into a new array. */
+export function nearestInSample(
+  data: Float32Array,
+  dim: number,
+  first: number,
+  round: TrainingRound,
+  rows: Uint32Array,
+  kernelChoice: 'simd' | 'js' | undefined,
+  onStep?: () => void,
+): Uint32Array {
+  const { centroids, lists } = round;
+  const assigned = new Uint32Array(rows.length);
+  const kernel = kernelChoice === 'js' ? null : createDotBlock();
+  if (kernel) {
+    const scorer = simdCentroidScorer(kernel, dim, lists);
+    scorer.setCentroids(centroids);
+    scorer.top(data, first, rows, rows.length, 1, assigned, onStep);
+  } else {
+    nearestCentroids(data, dim, first, rows, centroids, lists, assigned, onStep);
+  }
+  return assigned;
+}
+
+/** `centroidTraining` run on this thread. */
+export function trainCentroids(
+  data: Float32Array,
+  dim: number,
+  first: number,
+  n: number,
+  options: InvertedFileOptions = {},
+  onStep?: () => void,
+): TrainedCentroids {
+  const training = centroidTraining(data, dim, first, n, options);
+  let step = training.next();
+  while (!step.done) {
+    const round = step.value;
+    const assigned = nearestInSample(data, dim, first, round, round.sample, options.kernel, onStep);
+    onStep?.();
+    step = training.next(assigned);
+  }
+  return step.value;
 }
 
 /**

@@ -89,14 +89,15 @@ describe('semanticNeighboursParallel', () => {
       for (const size of [1, 2, 4]) {
         const pool = inProcessPool(size);
         const parallel = await semanticNeighboursParallel(v, segments, 16, { ...options, pool });
-        // The assignment and two passes, each in `size` tasks, for each document with rows.
-        expect(pool.runs).toBe(9 * size);
+        // Six k-means rounds, the assignment and two passes, each in `size` tasks, for each
+        // document with rows.
+        expect(pool.runs).toBe(27 * size);
         expectIdentical(single, parallel);
       }
     }
-    // k other than 16, and an odd dimension through the i16 filter.
-    const single = semanticNeighbours(v, [0, 4200], 5, { method: 'inverted-file' });
-    const parallel = await semanticNeighboursParallel(v, [0, 4200], 5, {
+    // k other than 16, a one-row document, and ranges of rows that start at odd rows (4199 / 3).
+    const single = semanticNeighbours(v, [0, 1, 4200], 5, { method: 'inverted-file' });
+    const parallel = await semanticNeighboursParallel(v, [0, 1, 4200], 5, {
       method: 'inverted-file',
       pool: inProcessPool(3),
     });

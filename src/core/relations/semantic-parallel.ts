@@ -27,8 +27,9 @@ import { defaultFragRelOptions } from '../options';
 import type { CsrMatrix, VectorSet } from '../types';
 import {
   assignProbes,
+  centroidTraining,
   listsFromProbes,
-  trainCentroids,
+  nearestInSample,
   type InvertedLists,
   type TrainedCentroids,
 } from './inverted-lists';
@@ -89,8 +90,24 @@ export interface SemanticAssignResult {
   probeOf: Uint32Array;
 }
 
-export type SemanticWorkerTask = SemanticShareTask | SemanticAssignTask;
-export type SemanticWorkerResult = SemanticShareResult | SemanticAssignResult;
+/** One worker's part of a k-means round: the nearest centroid of each of `rows`. */
+export interface SemanticNearestTask {
+  pass: 'nearest';
+  data: Float32Array;
+  dim: number;
+  centroids: Float32Array;
+  lists: number;
+  /** Local row indices (part of the training sample). */
+  rows: Uint32Array;
+}
+
+export interface SemanticNearestResult {
+  nearest: Uint32Array;
+}
+
+export type SemanticWorkerTask = SemanticShareTask | SemanticAssignTask | SemanticNearestTask;
+export type SemanticWorkerResult =
+  SemanticShareResult | SemanticAssignResult | SemanticNearestResult;
 
 /** A share's rows: row i holds heapSize[i] entries at heapScore/heapCol[i k ..] (local columns). */
 export interface SemanticShareResult {
@@ -160,6 +177,11 @@ export function semanticWork(
   task: SemanticWorkerTask,
   onProgress?: (fraction: number) => void,
 ): SemanticWorkerResult {
+  if (task.pass === 'nearest') {
+    const { data, dim, centroids, lists, rows } = task;
+    const round = { centroids, lists, sample: rows };
+    return { nearest: nearestInSample(data, dim, 0, round, rows, 'simd') };
+  }
   if (task.pass === 'assign') {
     const { data, dim, trained, from, to } = task;
     let rows = 0;
@@ -374,13 +396,42 @@ export async function semanticNeighboursParallel(
       }
     };
 
-    // The clustering: k-means on a sample here, every row's nearest clusters on the pool (the
-    // same answer per row wherever it is computed), the lists here.
-    const trained = trainCentroids(docData, dim, 0, n, options.invertedFile, onStep);
-    const ranges = Array.from({ length: pool.size }, (_, w) => [
-      Math.floor((n * w) / pool.size),
-      Math.floor((n * (w + 1)) / pool.size),
-    ]);
+    // The clustering: each k-means round's nearest centroids, then every row's nearest clusters,
+    // on the pool (each row's answer is the same wherever it is computed); the centroids' update
+    // and the lists here.
+    // `pool.size` ranges of `count` rows, of equal size.
+    const rangesOf = (count: number) =>
+      Array.from({ length: pool.size }, (_, w) => [
+        Math.floor((count * w) / pool.size),
+        Math.floor((count * (w + 1)) / pool.size),
+      ]);
+    const training = centroidTraining(docData, dim, 0, n, options.invertedFile);
+    let step = training.next();
+    while (!step.done) {
+      const { centroids, lists: count, sample } = step.value;
+      const parts = await runAll<SemanticNearestResult>(
+        rangesOf(sample.length).map(([from, to]) => ({
+          pass: 'nearest',
+          data: shared,
+          dim,
+          centroids,
+          lists: count,
+          rows: sample.slice(from, to),
+        })),
+        0,
+        0,
+      );
+      const nearest = new Uint32Array(sample.length);
+      let at = 0;
+      for (const p of parts) {
+        nearest.set(p.nearest, at);
+        at += p.nearest.length;
+      }
+      onStep();
+      step = training.next(nearest);
+    }
+    const trained = step.value;
+    const ranges = rangesOf(n);
     const assigned = await runAll<SemanticAssignResult>(
       ranges.map(([from, to]) => ({ pass: 'assign', data: shared, dim, trained, from, to })),
       0,
