@@ -1,12 +1,13 @@
 /**
  * @file The semantic pool's worker on Node's worker_threads (test/semantic-pool-node.ts): the
- * same `serveShare` as the app's Web Worker (src/workers/semantic-share.worker.ts).
+ * same `shareServer` as the app's Web Worker (src/workers/semantic-share.worker.ts).
  */
 import { parentPort } from 'node:worker_threads';
-import { serveShare, type ShareRequest } from '../src/workers/semantic-pool';
+import { shareServer, type ShareRequest } from '../src/workers/semantic-pool';
 
+const serve = shareServer();
 parentPort!.on('message', (request: ShareRequest) => {
-  serveShare(request, (message, transfer) =>
+  serve(request, (message, transfer) =>
     parentPort!.postMessage(message, transfer as unknown as ArrayBuffer[]),
   );
 });

@@ -15,6 +15,7 @@ import {
   cancelled,
   semanticWork,
   type CancelSignal,
+  type PreparedRows,
   type SemanticPool,
   type SemanticWorkerResult,
   type SemanticWorkerTask,
@@ -138,27 +139,39 @@ export function createSemanticPool(size: number, spawn: () => ShareWorker): Clos
   };
 }
 
-/** The worker side: run the task, report progress (every 2%), post its arrays back transferred. */
-export function serveShare(
+/**
+ * The worker side: run each task, report progress (every 2%), post its arrays back transferred.
+ * One server per worker: it keeps a build's rows in wasm memory from the first pass to the second.
+ */
+export function shareServer(): (
   request: ShareRequest,
   post: (message: ShareResponse, transfer: Transferable[]) => void,
-): void {
-  try {
-    let reported = 0;
-    const result = semanticWork(request.task, (fraction) => {
-      if (fraction - reported >= 0.02) {
-        reported = fraction;
-        post({ type: 'progress', fraction }, []);
-      }
-    });
-    const buffers =
-      'probeOf' in result
-        ? [result.probeOf.buffer]
-        : 'nearest' in result
-          ? [result.nearest.buffer]
-          : [result.heapScore.buffer, result.heapCol.buffer, result.heapSize.buffer];
-    post({ type: 'result', result }, buffers as Transferable[]);
-  } catch (error) {
-    post({ type: 'error', error: serializeError(error) }, []);
-  }
+) => void {
+  const prepared: PreparedRows = { session: -1, run: null };
+  return (request, post) => {
+    try {
+      let reported = 0;
+      const result = semanticWork(
+        request.task,
+        (fraction) => {
+          if (fraction - reported >= 0.02) {
+            reported = fraction;
+            post({ type: 'progress', fraction }, []);
+          }
+        },
+        prepared,
+      );
+      const buffers =
+        'probeOf' in result
+          ? [result.probeOf.buffer]
+          : 'nearest' in result
+            ? [result.nearest.buffer]
+            : [result.heapScore.buffer, result.heapCol.buffer, result.heapSize.buffer];
+      post({ type: 'result', result }, buffers as Transferable[]);
+    } catch (error) {
+      prepared.session = -1;
+      prepared.run = null;
+      post({ type: 'error', error: serializeError(error) }, []);
+    }
+  };
 }

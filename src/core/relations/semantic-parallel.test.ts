@@ -11,6 +11,7 @@ import {
   partitionClusters,
   semanticNeighboursParallel,
   semanticWork,
+  type PreparedRows,
   type SemanticPool,
 } from './semantic-parallel';
 
@@ -39,14 +40,14 @@ function syntheticVectors(count: number, dim: number, seed: number): VectorSet {
  * The pool's contract on this thread: each task runs `semanticWork` on a structured clone of
  * its task (as a worker would receive it).
  */
-function inProcessPool(size: number): SemanticPool & { runs: number } {
+function inProcessPool(size: number, prepared?: PreparedRows): SemanticPool & { runs: number } {
   const pool = {
     size,
     runs: 0,
     async run(task: Parameters<SemanticPool['run']>[0]) {
       pool.runs++;
       await Promise.resolve();
-      return semanticWork(structuredClone(task));
+      return semanticWork(structuredClone(task), undefined, prepared);
     },
   };
   return pool;
@@ -102,6 +103,23 @@ describe('semanticNeighboursParallel', () => {
       pool: inProcessPool(3),
     });
     expectIdentical(single, parallel);
+  });
+
+  it('keeps the rows in the worker from one pass to the next (and across documents) with the same result', async () => {
+    const v = syntheticVectors(3000, 20, 17);
+    const segments = [0, 1800, 3000];
+    const options: SemanticBuildOptions = { method: 'inverted-file' };
+    const single = semanticNeighbours(v, segments, 16, options);
+    for (const size of [1, 2]) {
+      const prepared: PreparedRows = { session: -1, run: null };
+      const pool = inProcessPool(size, prepared);
+      expectIdentical(
+        single,
+        await semanticNeighboursParallel(v, segments, 16, { ...options, pool }),
+      );
+      // Released after the second pass.
+      expect(prepared.run).toBeNull();
+    }
   });
 
   it('with every list probed still equals the exact search', async () => {

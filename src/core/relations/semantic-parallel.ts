@@ -38,7 +38,8 @@ import {
   defaultRefineOptions,
   EXACT_MAX_FRAGMENTS,
   heapsToCsr,
-  relateListsSimd,
+  prepareListsSimd,
+  type ListsSimdRun,
   rowHeapsFrom,
   sharedFloor,
   semanticNeighbours,
@@ -62,6 +63,8 @@ export interface SemanticShareTask {
   pass: 'self' | 'cross';
   /** The clusters of this share, ascending. */
   clusters: Uint32Array;
+  /** The build (document) this share belongs to: a worker keeps its rows between passes. */
+  session: number;
   /** The rows after the first pass (all shares' merged), for `cross`. */
   start?: SemanticShareResult;
   /** `simd` filters on i16 rows, `simd-f32` on the f32 rows (semantic.ts). */
@@ -176,6 +179,7 @@ export interface SemanticPool {
 export function semanticWork(
   task: SemanticWorkerTask,
   onProgress?: (fraction: number) => void,
+  prepared?: PreparedRows,
 ): SemanticWorkerResult {
   if (task.pass === 'nearest') {
     const { data, dim, centroids, lists, rows } = task;
@@ -191,7 +195,7 @@ export function semanticWork(
     });
     return { probeOf };
   }
-  return semanticShare(task, onProgress);
+  return semanticShare(task, onProgress, prepared);
 }
 
 /**
@@ -201,28 +205,46 @@ export function semanticWork(
 export function semanticShare(
   task: SemanticShareTask,
   onProgress?: (fraction: number) => void,
+  prepared?: PreparedRows,
 ): SemanticShareResult {
   const { data, dim, k, lists } = task;
   const n = lists.order.length;
-  const kernel = createDotBlock();
-  if (!kernel) throw new Error('FragRel: this engine has no wasm SIMD for the semantic relation.');
+  let run = prepared && prepared.session === task.session ? prepared.run : null;
+  if (!run) {
+    const kernel = createDotBlock();
+    if (!kernel) {
+      throw new Error('FragRel: this engine has no wasm SIMD for the semantic relation.');
+    }
+    run = prepareListsSimd(kernel, data, dim, 0, n, lists, task.kernel === 'simd');
+    if (prepared) {
+      prepared.session = task.session;
+      prepared.run = run;
+    }
+  }
   const empty = new Uint32Array(0);
   const self = task.pass === 'self';
   const heaps = !self && task.start ? rowHeapsFrom(task.start, n, k) : createRowHeaps(n, k);
-  relateListsSimd(
+  run(
     heaps,
-    kernel,
-    data,
-    dim,
-    0,
-    n,
-    lists,
-    task.kernel === 'simd',
     { self: self ? task.clusters : empty, cross: self ? empty : task.clusters },
     (done) => onProgress?.(done / n),
     task.floors,
   );
+  // The second pass is a build's last use of its rows: let the worker's copy go.
+  if (prepared && !self) {
+    prepared.session = -1;
+    prepared.run = null;
+  }
   return { heapScore: heaps.heapScore, heapCol: heaps.heapCol, heapSize: heaps.heapSize };
+}
+
+/**
+ * A worker's copy of a build's rows in its kernel, kept from its first-pass share to its
+ * second-pass one (`session` tells the builds apart); the caller owns it (one per worker).
+ */
+export interface PreparedRows {
+  session: number;
+  run: ListsSimdRun | null;
 }
 
 /**
@@ -267,6 +289,8 @@ export function partitionClusters(
   }
   return out;
 }
+
+let nextSession = 0;
 
 export interface ParallelSemanticOptions extends SemanticBuildOptions {
   /** Workers for the shares; absent or of size 0: the single-thread build. */
@@ -356,6 +380,7 @@ export async function semanticNeighboursParallel(
     };
     const shared = shareable(docData);
     const kernel = options.kernel === 'simd-f32' ? 'simd-f32' : 'simd';
+    const session = nextSession++;
     // Tasks on the pool, all at once; progress from `from` to `from + span` of the document.
     const runAll = async <T extends SemanticWorkerResult>(
       tasks: SemanticWorkerTask[],
@@ -452,6 +477,7 @@ export async function semanticNeighboursParallel(
       start?: SemanticShareResult,
       floors?: Int32Array,
     ): SemanticShareTask => ({
+      session,
       data: shared,
       dim,
       k,

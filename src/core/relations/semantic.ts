@@ -687,8 +687,39 @@ export function relateListsSimd(
   progress?: (rowsDone: number) => void,
   sharedFloors?: Int32Array,
 ): void {
-  const { floor, considerOnce } = heaps;
-  const shared = sharedFloors ? sharedFloor(sharedFloors) : null;
+  prepareListsSimd(
+    kernel,
+    data,
+    dim,
+    first,
+    n,
+    lists,
+    quantised,
+  )(heaps, share, progress, sharedFloors);
+}
+
+/** `relateListsSimd` once its rows are in the kernel's memory (see `prepareListsSimd`). */
+export type ListsSimdRun = (
+  heaps: RowHeaps,
+  share: { self: Uint32Array; cross: Uint32Array } | null,
+  progress?: (rowsDone: number) => void,
+  sharedFloors?: Int32Array,
+) => void;
+
+/**
+ * The setup of `relateListsSimd`: the document's rows copied into the kernel's memory (and
+ * quantised), cluster by cluster; the run it returns may be called more than once (a worker runs
+ * both passes of a parallel build on one copy of the rows).
+ */
+export function prepareListsSimd(
+  kernel: DotBlock,
+  data: Float32Array,
+  dim: number,
+  first: number,
+  n: number,
+  lists: InvertedLists,
+  quantised: boolean,
+): ListsSimdRun {
   const { order, listStart, proberStart, prober } = lists;
   const nLists = listStart.length - 1;
   const dimPad = paddedDim(dim);
@@ -764,91 +795,102 @@ export function relateListsSimd(
     for (let p = listStart[c]; p < listStart[c + 1]; p++) own[order[p]] = c;
   }
   const queries = new Uint32Array(n);
-  // Two passes: first every cluster against itself, which fills each row's heap with good
-  // candidates and so raises its floor; then each cluster against its other probers, where
-  // the raised floors let the kernel drop nearly every product (measured: docs/scale.md).
-  for (let pass = 0; pass < 2; pass++) {
-    const subset = share ? (pass === 0 ? share.self : share.cross) : null;
-    const count = subset ? subset.length : nLists;
-    for (let s = 0; s < count; s++) {
-      const c = subset ? subset[s] : s;
-      const members = listStart[c + 1] - listStart[c];
-      if (members === 0) continue;
-      let nq = 0;
-      if (pass === 0) {
-        for (let p = listStart[c]; p < listStart[c + 1]; p++) queries[nq++] = order[p];
-      } else {
-        for (let p = proberStart[c]; p < proberStart[c + 1]; p++) {
-          if (own[prober[p]] !== c) queries[nq++] = prober[p];
-        }
-      }
-      if (nq === 0) continue;
-      for (let qa = 0; qa < nq; qa += BLOCK_ROWS) {
-        const qn = Math.min(BLOCK_ROWS, nq - qa);
-        // The members' floors, renewed per block of queries: a large cluster meets thousands
-        // of probers, and its members' floors rise meanwhile (a higher floor, fewer passes).
-        for (let r = rowStart[c]; r < rowStart[c] + members; r++) {
-          const id = memberId[r];
-          if (shared) floor[id] = shared(id - first, floor[id]);
-          f32[mFloor + r] = floor[id] - tolerance;
-        }
-        for (let q = 0; q < qn; q++) {
-          const local = queries[qa + q];
-          i32[qIndex + q] = rowOffset[local];
-          if (quantised) i32[q16Index + q] = rowOffset16[local];
-          if (shared) floor[first + local] = shared(local, floor[first + local]);
-          f32[qFloor + q] = floor[first + local] - tolerance;
-        }
-        // An odd block repeats its last query; its candidates are met twice, and
-        // `considerOnce` keeps the second out.
-        if (qn & 1) {
-          i32[qIndex + qn] = i32[qIndex + qn - 1];
-          i32[q16Index + qn] = i32[q16Index + qn - 1];
-          f32[qFloor + qn] = f32[qFloor + qn - 1];
-        }
-        const qEven = qn + (qn & 1);
-        for (let m0 = 0; m0 < members; m0 += BLOCK_COLS) {
-          const mPad = padded(Math.min(BLOCK_COLS, members - m0));
-          const firstRow = rowStart[c] + m0;
-          const found = quantised
-            ? kernel.blockFiltered16(
-                queries16At,
-                qEven,
-                rows16At + firstRow * rowBytes16,
-                mPad,
-                rowBytes16,
-                queryFloorsAt,
-                memberFloorsAt + firstRow * 4,
-                quant.unit,
-                outAt,
-              )
-            : kernel.blockFiltered(
-                queriesAt,
-                qEven,
-                rowsAt + firstRow * rowBytes,
-                mPad,
-                rowBytes,
-                queryFloorsAt,
-                memberFloorsAt + firstRow * 4,
-                outAt,
-              );
-          // The exact weights of all candidates at once, in wasm (the same bits as `dotOf`).
-          kernel.rescore(queriesAt, rowsAt + firstRow * rowBytes, rowBytes, outAt, found, exactAt);
-          for (let e = 0; e < found; e++) {
-            const code = i32[out + e];
-            const q = qa + Math.min(code >>> 16, qn - 1);
-            const m = m0 + (code & 0xffff);
-            // A cluster against itself meets each pair twice; one meeting is enough (its
-            // filter used floors no higher than the other's, and both rows are offered).
-            if (pass === 0 && m <= q) continue;
-            const i = first + queries[q];
-            const j = memberId[firstRow + (code & 0xffff)];
-            considerOnce(i, j, f64[exact + e]);
+  return (heaps, share, progress, sharedFloors) => {
+    const { floor, considerOnce } = heaps;
+    const shared = sharedFloors ? sharedFloor(sharedFloors) : null;
+    // Two passes: first every cluster against itself, which fills each row's heap with good
+    // candidates and so raises its floor; then each cluster against its other probers, where
+    // the raised floors let the kernel drop nearly every product (measured: docs/scale.md).
+    for (let pass = 0; pass < 2; pass++) {
+      const subset = share ? (pass === 0 ? share.self : share.cross) : null;
+      const count = subset ? subset.length : nLists;
+      for (let s = 0; s < count; s++) {
+        const c = subset ? subset[s] : s;
+        const members = listStart[c + 1] - listStart[c];
+        if (members === 0) continue;
+        let nq = 0;
+        if (pass === 0) {
+          for (let p = listStart[c]; p < listStart[c + 1]; p++) queries[nq++] = order[p];
+        } else {
+          for (let p = proberStart[c]; p < proberStart[c + 1]; p++) {
+            if (own[prober[p]] !== c) queries[nq++] = prober[p];
           }
         }
+        if (nq === 0) continue;
+        for (let qa = 0; qa < nq; qa += BLOCK_ROWS) {
+          const qn = Math.min(BLOCK_ROWS, nq - qa);
+          // The members' floors, renewed per block of queries: a large cluster meets thousands
+          // of probers, and its members' floors rise meanwhile (a higher floor, fewer passes).
+          for (let r = rowStart[c]; r < rowStart[c] + members; r++) {
+            const id = memberId[r];
+            if (shared) floor[id] = shared(id - first, floor[id]);
+            f32[mFloor + r] = floor[id] - tolerance;
+          }
+          for (let q = 0; q < qn; q++) {
+            const local = queries[qa + q];
+            i32[qIndex + q] = rowOffset[local];
+            if (quantised) i32[q16Index + q] = rowOffset16[local];
+            if (shared) floor[first + local] = shared(local, floor[first + local]);
+            f32[qFloor + q] = floor[first + local] - tolerance;
+          }
+          // An odd block repeats its last query; its candidates are met twice, and
+          // `considerOnce` keeps the second out.
+          if (qn & 1) {
+            i32[qIndex + qn] = i32[qIndex + qn - 1];
+            i32[q16Index + qn] = i32[q16Index + qn - 1];
+            f32[qFloor + qn] = f32[qFloor + qn - 1];
+          }
+          const qEven = qn + (qn & 1);
+          for (let m0 = 0; m0 < members; m0 += BLOCK_COLS) {
+            const mPad = padded(Math.min(BLOCK_COLS, members - m0));
+            const firstRow = rowStart[c] + m0;
+            const found = quantised
+              ? kernel.blockFiltered16(
+                  queries16At,
+                  qEven,
+                  rows16At + firstRow * rowBytes16,
+                  mPad,
+                  rowBytes16,
+                  queryFloorsAt,
+                  memberFloorsAt + firstRow * 4,
+                  quant.unit,
+                  outAt,
+                )
+              : kernel.blockFiltered(
+                  queriesAt,
+                  qEven,
+                  rowsAt + firstRow * rowBytes,
+                  mPad,
+                  rowBytes,
+                  queryFloorsAt,
+                  memberFloorsAt + firstRow * 4,
+                  outAt,
+                );
+            // The exact weights of all candidates at once, in wasm (the same bits as `dotOf`).
+            kernel.rescore(
+              queriesAt,
+              rowsAt + firstRow * rowBytes,
+              rowBytes,
+              outAt,
+              found,
+              exactAt,
+            );
+            for (let e = 0; e < found; e++) {
+              const code = i32[out + e];
+              const q = qa + Math.min(code >>> 16, qn - 1);
+              const m = m0 + (code & 0xffff);
+              // A cluster against itself meets each pair twice; one meeting is enough (its
+              // filter used floors no higher than the other's, and both rows are offered).
+              if (pass === 0 && m <= q) continue;
+              const i = first + queries[q];
+              const j = memberId[firstRow + (code & 0xffff)];
+              considerOnce(i, j, f64[exact + e]);
+            }
+          }
+        }
+        if (pass === 1) progress?.(first + Math.floor((n * s) / count));
+        else if ((s & 31) === 31) progress?.(first);
       }
-      if (pass === 1) progress?.(first + Math.floor((n * s) / count));
-      else if ((s & 31) === 31) progress?.(first);
     }
-  }
+  };
 }
