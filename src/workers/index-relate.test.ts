@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
+import { nodeSemanticPool } from '../../test/semantic-pool-node';
 import { prng } from '../core/prng';
 import { EXACT_MAX_FRAGMENTS, semanticNeighbours } from '../core/relations/semantic';
 import { semanticWork, type SemanticPool } from '../core/relations/semantic-parallel';
@@ -46,6 +47,20 @@ describe('the index worker relates a large document on the semantic pool', () =>
     expect(runs).toBe(18);
     expect(Array.from(semantic.col)).toEqual(Array.from(single.col));
     expect(Array.from(semantic.weight)).toEqual(Array.from(single.weight));
+  });
+
+  it('runs on real worker threads (the pool the bench uses), with the same relation', async () => {
+    const pool = nodeSemanticPool(2);
+    try {
+      const handlers = createIndexHandlers(deps(() => pool));
+      const { semantic } = await handlers.relate({ vectors: v, semanticK: 16 }, context());
+      expect(Buffer.from(semantic.col.buffer).equals(Buffer.from(single.col.buffer))).toBe(true);
+      expect(Buffer.from(semantic.weight.buffer).equals(Buffer.from(single.weight.buffer))).toBe(
+        true,
+      );
+    } finally {
+      pool.close();
+    }
   });
 
   it('falls back to one thread when the workers fail', async () => {
