@@ -21,6 +21,8 @@
  *   introduce neighbours of neighbours to each other. Where the engine has wasm SIMD its blocks
  *   run through the kernel of wasm/dot-block.ts (about 3x less CPU, docs/scale.md), which only
  *   filters: the weights kept are the exact search's own sums.
+ * - On a pool of workers: semantic-parallel.ts builds the same relation, bit for bit, from shares
+ *   of the inverted file's work (the app's index worker does so for large documents).
  */
 import { ranksBefore } from '../heap';
 import { defaultFragRelOptions } from '../options';
