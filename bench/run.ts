@@ -12,6 +12,7 @@ import { embedderSection } from './embedder';
 import { realEmbedderSection, realLlmSection } from './real-models';
 import { rerankSection } from './rerank';
 import { scaleReadSection, scaleSection } from './scale';
+import { scalePoolSection } from './scale-pool';
 import { scaleRepoSection } from './scale-repo';
 import { machine, writeResults } from './results-file';
 import { speedSection } from './speed';
@@ -38,6 +39,7 @@ const sections: BenchSection[] = [
   realEmbedderSection,
   realLlmSection,
   scaleSection,
+  scalePoolSection,
   scaleReadSection,
   scaleRepoSection,
 ];

@@ -111,7 +111,7 @@ export function sampledRecall(v: VectorSet, approx: CsrMatrix, k: number, rows: 
 }
 
 /** The first `n` rows mapped to `dim` dimensions by a fixed random projection, normalised. */
-function project(v: VectorSet, dim: number): VectorSet {
+export function project(v: VectorSet, dim: number): VectorSet {
   const random = prng(384);
   const p = new Float32Array(v.dim * dim);
   for (let e = 0; e < p.length; e++) p[e] = random() * 2 - 1;
@@ -130,7 +130,7 @@ function project(v: VectorSet, dim: number): VectorSet {
   return { dim, count: v.count, data };
 }
 
-const head = (v: VectorSet, n: number): VectorSet => ({
+export const head = (v: VectorSet, n: number): VectorSet => ({
   dim: v.dim,
   count: n,
   data: v.data.subarray(0, n * v.dim),

@@ -35,6 +35,11 @@ export {
   type SemanticBuildOptions,
 } from './relations/semantic';
 export {
+  semanticNeighboursParallel,
+  type ParallelSemanticOptions,
+  type SemanticPool,
+} from './relations/semantic-parallel';
+export {
   environmentScores,
   explain,
   explainSelection,

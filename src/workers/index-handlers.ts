@@ -20,7 +20,10 @@
  * Cancelling: the parse, read and embed stages stop at their next checkpoint. The relation build
  * is one synchronous loop; it polls `cancelFlag` (a SharedArrayBuffer the UI sets, available
  * when the page is cross-origin isolated) besides the signal, since a cancel message cannot be
- * delivered while the loop runs. Without the flag the UI still drops the result at once.
+ * delivered while the loop runs. Without the flag the UI still drops the result at once. The
+ * semantic relation of a large document (above EXACT_MAX_FRAGMENTS) runs its blocks on a pool of
+ * workers (`semanticPool`) while this worker waits, so a cancel arrives there and terminates
+ * them; only its clustering, about a fifth of it, is a synchronous loop here.
  */
 import { buildCodeGraph, type CodeGraph, type CodeGraphStats } from '../core/code/graph';
 import { coverWindows, type WindowCover } from '../core/code/cover';
@@ -36,7 +39,8 @@ import { windowReferenceCounts } from '../core/code/references';
 import { summaryCodeRelationMatrix } from '../core/code/summary';
 import { splitProse } from '../core/fragment';
 import { labelFragments } from '../core/sections';
-import { semanticNeighbours } from '../core/relations/semantic';
+import { EXACT_MAX_FRAGMENTS, semanticNeighbours } from '../core/relations/semantic';
+import { semanticNeighboursParallel, type SemanticPool } from '../core/relations/semantic-parallel';
 import { singleDocument } from '../core/relations/segments';
 import type { CsrMatrix, Fragment, VectorSet } from '../core/types';
 import { createCheckpoint } from '../ingest/abort';
@@ -64,7 +68,7 @@ import {
   type ReindexCounts,
 } from '../ingest/reindex';
 import type { HandlerContext } from './host';
-import { AbortError, buffersOf, type Progress } from './protocol';
+import { AbortError, buffersOf, isAbortError, type Progress } from './protocol';
 
 export interface IndexDependencies {
   ingest: (
@@ -82,6 +86,11 @@ export interface IndexDependencies {
   ) => Promise<TextEmbedder>;
   /** Where tree-sitter's wasm files come from (browser: our build; Node: node_modules). */
   grammars?: GrammarSource;
+  /**
+   * Workers for the semantic relation of large documents (core/relations/semantic-parallel.ts;
+   * the index worker's: semantic-pool-web.ts). Absent or null: built on this thread.
+   */
+  semanticPool?: () => SemanticPool | null;
 }
 
 /** Where the text comes from: a dropped file (read here, off the UI thread) or stored text. */
@@ -270,20 +279,38 @@ async function read(deps: IndexDependencies, source: IndexSource, ctx: HandlerCo
   return { text: document.text, sections: document.sections, document };
 }
 
-function relate(
+async function relate(
+  deps: IndexDependencies,
   vectors: VectorSet,
   k: number,
   ctx: HandlerContext,
   report: (done: number, total: number) => void = (done, total) =>
     ctx.progress({ stage: 'relate', done, total }),
-): CsrMatrix {
+): Promise<CsrMatrix> {
   const n = vectors.count;
-  const semantic = semanticNeighbours(vectors, singleDocument(n), k, {
-    onProgress: (done, total) => {
+  const options = {
+    onProgress: (done: number, total: number) => {
       if (ctx.signal.aborted) throw new AbortError();
       report(done, total);
     },
-  });
+  };
+  // Large documents on the pool (the same relation, bit for bit); the rest, and any engine where
+  // the workers cannot start, on this thread.
+  let semantic: CsrMatrix | null = null;
+  const pool = n > EXACT_MAX_FRAGMENTS ? (deps.semanticPool?.() ?? null) : null;
+  if (pool) {
+    try {
+      semantic = await semanticNeighboursParallel(vectors, singleDocument(n), k, {
+        ...options,
+        pool,
+        signal: ctx.signal,
+      });
+    } catch (error) {
+      if (ctx.signal.aborted || isAbortError(error)) throw new AbortError();
+      console.warn('FragRel: the semantic relation workers failed; building on one thread.', error);
+    }
+  }
+  semantic ??= semanticNeighbours(vectors, singleDocument(n), k, options);
   report(n, n);
   return semantic;
 }
@@ -314,7 +341,7 @@ async function embedAndRelate(
   const t0 = performance.now();
   const { vectors, embedderId } = await embedTexts(deps, text, starts, ends, req.embedder, ctx);
   const t1 = performance.now();
-  const semantic = relate(vectors, req.semanticK, ctx);
+  const semantic = await relate(deps, vectors, req.semanticK, ctx);
   return {
     vectors,
     semantic,
@@ -590,7 +617,7 @@ async function indexRepository(
       ctx.progress({ stage: 'relate', done, total: 2 * n }),
     ),
   );
-  const semantic = relate(vectors, req.semanticK, ctx, (done) =>
+  const semantic = await relate(deps, vectors, req.semanticK, ctx, (done) =>
     ctx.progress({ stage: 'relate', done: n + done, total: 2 * n }),
   );
   const t6 = performance.now();
@@ -702,9 +729,9 @@ export function createIndexHandlers(deps: IndexDependencies) {
     indexRepository: (req: IndexRepositoryRequest, ctx: HandlerContext) =>
       indexRepository(deps, parser, req, ctx),
     relateCode: (req: RelateCodeRequest, ctx: HandlerContext) => relateCode(parser, req, ctx),
-    relate: (req: RelateRequest, ctx: HandlerContext) => {
+    relate: async (req: RelateRequest, ctx: HandlerContext) => {
       const t0 = performance.now();
-      const semantic = relate(req.vectors, req.semanticK, ctx);
+      const semantic = await relate(deps, req.vectors, req.semanticK, ctx);
       ctx.transfer(buffersOf(semantic.rowPtr, semantic.col, semantic.weight));
       return { semantic, relateMs: performance.now() - t0 };
     },

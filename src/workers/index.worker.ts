@@ -9,6 +9,7 @@ import { loadEmbedder } from '../models/embedder';
 import { browserGrammarSource } from '../models/tree-sitter-browser';
 import { serveWorker, type Handler } from './host';
 import { createIndexHandlers } from './index-handlers';
+import { webSemanticPool } from './semantic-pool-web';
 
 export type { IndexApi } from './index-handlers';
 
@@ -18,5 +19,6 @@ serveWorker(
     ingest: ingestFiles,
     loadEmbedder,
     grammars: browserGrammarSource,
+    semanticPool: webSemanticPool,
   }) as unknown as Record<string, Handler>,
 );

@@ -153,6 +153,40 @@ export function invertedFileLists(
   options: InvertedFileOptions = {},
   onStep?: () => void,
 ): InvertedLists {
+  const trained = trainCentroids(data, dim, first, n, options, onStep);
+  const probeOf = assignProbes(data, dim, first, 0, n, trained, options.kernel, onStep);
+  onStep?.();
+  return listsFromProbes(probeOf, n, trained, options.maxListShare);
+}
+
+/** The clusters' centroids after k-means, with the list and probe counts chosen. */
+export interface TrainedCentroids {
+  /** lists x dim, unit length (or zero). */
+  centroids: Float32Array;
+  lists: number;
+  probes: number;
+}
+
+/** One round of k-means asks for each sample row's nearest centroid (local row indices). */
+export interface TrainingRound {
+  centroids: Float32Array;
+  lists: number;
+  sample: Uint32Array;
+}
+
+/**
+ * Spherical k-means on a seeded sample of rows data[first .. first + n), as steps: each round
+ * yields the centroids and the sample, and takes back each sample row's nearest centroid (from
+ * `nearestInSample` here, or from workers: semantic-parallel.ts); the result is the same either
+ * way, since each row's answer depends on that row alone.
+ */
+export function* centroidTraining(
+  data: Float32Array,
+  dim: number,
+  first: number,
+  n: number,
+  options: InvertedFileOptions = {},
+): Generator<TrainingRound, TrainedCentroids, Uint32Array> {
   const d = defaultInvertedFileOptions;
   const lists = Math.max(
     1,
@@ -184,16 +218,8 @@ export function invertedFileLists(
   }
   const sums = new Float64Array(lists * dim);
   const counts = new Uint32Array(lists);
-  const assigned = new Uint32Array(sampleSize);
-  const kernel = options.kernel === 'js' ? null : createDotBlock();
-  const scorer = kernel ? simdCentroidScorer(kernel, dim, lists) : null;
   for (let it = 0; it < iterations; it++) {
-    if (scorer) {
-      scorer.setCentroids(centroids);
-      scorer.top(data, first, sample, sampleSize, 1, assigned, onStep);
-    } else {
-      nearestCentroids(data, dim, first, sample, centroids, lists, assigned, onStep);
-    }
+    const assigned = yield { centroids, lists, sample };
     sums.fill(0);
     counts.fill(0);
     for (let r = 0; r < sampleSize; r++) {
@@ -217,20 +243,104 @@ export function invertedFileLists(
       const inv = norm > 0 ? 1 / Math.sqrt(norm) : 0;
       for (let x = 0; x < dim; x++) centroids[co + x] = sums[co + x] * inv;
     }
-    onStep?.();
   }
+  return { centroids, lists, probes };
+}
 
-  // Assign every fragment to its nearest centroid and lay the clusters out one after the other
-  // (counting sort); each fragment also probes its `probes` nearest centroids.
-  const probeOf = new Uint32Array(n * probes);
-  if (scorer) {
+/** Each of `rows` (local indices from `first`) with its nearest centroid, into a new array. */
+export function nearestInSample(
+  data: Float32Array,
+  dim: number,
+  first: number,
+  round: TrainingRound,
+  rows: Uint32Array,
+  kernelChoice: 'simd' | 'js' | undefined,
+  onStep?: () => void,
+): Uint32Array {
+  const { centroids, lists } = round;
+  const assigned = new Uint32Array(rows.length);
+  const kernel = kernelChoice === 'js' ? null : createDotBlock();
+  if (kernel) {
+    const scorer = simdCentroidScorer(kernel, dim, lists);
     scorer.setCentroids(centroids);
-    scorer.top(data, first, null, n, probes, probeOf, onStep);
+    scorer.top(data, first, rows, rows.length, 1, assigned, onStep);
   } else {
-    nearestCentroidsTop(data, dim, first, n, centroids, lists, probes, probeOf, onStep);
+    nearestCentroids(data, dim, first, rows, centroids, lists, assigned, onStep);
   }
-  onStep?.();
-  const cap = options.maxListShare ? Math.ceil((options.maxListShare * n) / lists) : n;
+  return assigned;
+}
+
+/** `centroidTraining` run on this thread. */
+export function trainCentroids(
+  data: Float32Array,
+  dim: number,
+  first: number,
+  n: number,
+  options: InvertedFileOptions = {},
+  onStep?: () => void,
+): TrainedCentroids {
+  const training = centroidTraining(data, dim, first, n, options);
+  let step = training.next();
+  while (!step.done) {
+    const round = step.value;
+    const assigned = nearestInSample(data, dim, first, round, round.sample, options.kernel, onStep);
+    onStep?.();
+    step = training.next(assigned);
+  }
+  return step.value;
+}
+
+/**
+ * Each of the rows data[first + from .. first + to) with its `probes` nearest centroids, best
+ * first (ties to the lower centroid): out[(r - from) probes ..]. A row's answer does not depend
+ * on the others', so ranges of rows can be assigned apart (semantic-parallel.ts) with the same
+ * result.
+ */
+export function assignProbes(
+  data: Float32Array,
+  dim: number,
+  first: number,
+  from: number,
+  to: number,
+  trained: TrainedCentroids,
+  kernelChoice: 'simd' | 'js' | undefined,
+  onStep?: () => void,
+): Uint32Array {
+  const { centroids, lists, probes } = trained;
+  const probeOf = new Uint32Array((to - from) * probes);
+  const kernel = kernelChoice === 'js' ? null : createDotBlock();
+  if (kernel) {
+    const scorer = simdCentroidScorer(kernel, dim, lists);
+    scorer.setCentroids(centroids);
+    scorer.top(data, first + from, null, to - from, probes, probeOf, onStep);
+  } else {
+    nearestCentroidsTop(
+      data,
+      dim,
+      first + from,
+      to - from,
+      centroids,
+      lists,
+      probes,
+      probeOf,
+      onStep,
+    );
+  }
+  return probeOf;
+}
+
+/**
+ * The lists from each fragment's probes (`probeOf`, n x probes, nearest first): each fragment
+ * in its nearest list (or, under `maxListShare`, the nearest with room), and who probes what.
+ */
+export function listsFromProbes(
+  probeOf: Uint32Array,
+  n: number,
+  trained: Pick<TrainedCentroids, 'lists' | 'probes'>,
+  maxListShare?: number,
+): InvertedLists {
+  const { lists, probes } = trained;
+  const cap = maxListShare ? Math.ceil((maxListShare * n) / lists) : n;
   if (cap < n && probes > 1) {
     const size = new Uint32Array(lists);
     for (let i = 0; i < n; i++) {

@@ -21,6 +21,8 @@
  *   introduce neighbours of neighbours to each other. Where the engine has wasm SIMD its blocks
  *   run through the kernel of wasm/dot-block.ts (about 3x less CPU, docs/scale.md), which only
  *   filters: the weights kept are the exact search's own sums.
+ * - On a pool of workers: semantic-parallel.ts builds the same relation, bit for bit, from shares
+ *   of the inverted file's work (the app's index worker does so for large documents).
  */
 import { ranksBefore } from '../heap';
 import { defaultFragRelOptions } from '../options';
@@ -111,62 +113,8 @@ export function semanticNeighbours(
     throw new Error(`FragRel: semanticK must be a whole number >= 0, got ${k}.`);
   }
 
-  // Per row, a min-heap of its best candidates so far (root = the one that ranks last), and
-  // `floor`: the score a new candidate must reach (the root's once full; before that, any
-  // positive cosine is in).
-  const heapScore = new Float64Array(size * k);
-  const heapCol = new Uint32Array(size * k);
-  const heapSize = new Uint32Array(size);
-  const floor = new Float64Array(size);
-  // 1 while an entry has not yet taken part in a local join of the refinement (NN-descent).
-  const heapNew = new Uint8Array(size * k);
-
-  const offer = (row: number, score: number, c: number) => {
-    const base = row * k;
-    let n = heapSize[row];
-    let pos: number;
-    if (n < k) {
-      // Sift up from the new leaf while the parent ranks before the new entry.
-      pos = n++;
-      heapSize[row] = n;
-      while (pos > 0) {
-        const parent = (pos - 1) >> 1;
-        if (!ranksBefore(heapScore[base + parent], heapCol[base + parent], score, c)) break;
-        heapScore[base + pos] = heapScore[base + parent];
-        heapCol[base + pos] = heapCol[base + parent];
-        heapNew[base + pos] = heapNew[base + parent];
-        pos = parent;
-      }
-    } else {
-      if (!ranksBefore(score, c, heapScore[base], heapCol[base])) return;
-      // Replace the root and sift down while a child ranks after the new entry.
-      pos = 0;
-      for (;;) {
-        let child = 2 * pos + 1;
-        if (child >= n) break;
-        if (
-          child + 1 < n &&
-          ranksBefore(
-            heapScore[base + child],
-            heapCol[base + child],
-            heapScore[base + child + 1],
-            heapCol[base + child + 1],
-          )
-        ) {
-          child++;
-        }
-        if (!ranksBefore(score, c, heapScore[base + child], heapCol[base + child])) break;
-        heapScore[base + pos] = heapScore[base + child];
-        heapCol[base + pos] = heapCol[base + child];
-        heapNew[base + pos] = heapNew[base + child];
-        pos = child;
-      }
-    }
-    heapScore[base + pos] = score;
-    heapCol[base + pos] = c;
-    heapNew[base + pos] = 1;
-    if (n === k) floor[row] = heapScore[base];
-  };
+  const heaps = createRowHeaps(size, k);
+  const { heapCol, heapSize, heapNew, floor, offer, offerUnique } = heaps;
 
   // Fragments are visited by position in `buf`; `ids` maps a position to its fragment index.
   // The exact search reads `data` itself (identity ids); the inverted file reads a copy laid out
@@ -299,13 +247,7 @@ export function semanticNeighbours(
     }
   };
 
-  /** Both ways, unless already held: a pair may be met from either side or twice. */
-  const considerOnce = (i: number, j: number, score: number) => {
-    if (score > 0 && i !== j) {
-      offerUnique(i, score, j);
-      offerUnique(j, score, i);
-    }
-  };
+  const { considerOnce } = heaps;
 
   /**
    * Queries [q0, q1) of `qbuf` (fragment indices `qids`) against positions [m0, m1) of `buf`,
@@ -381,16 +323,6 @@ export function semanticNeighbours(
     }
   };
 
-  /** `offer`, unless the row already holds c (the refinement meets a pair more than once). */
-  const offerUnique = (row: number, score: number, c: number): number => {
-    if (!(score >= floor[row])) return 0;
-    const base = row * k;
-    const n = heapSize[row];
-    for (let e = 0; e < n; e++) if (heapCol[base + e] === c) return 0;
-    offer(row, score, c);
-    return 1;
-  };
-
   const dotOf = (i: number, j: number) => {
     const io = i * dim;
     const jo = j * dim;
@@ -460,102 +392,422 @@ export function semanticNeighbours(
     }
   };
 
-  /**
-   * The inverted file's blocks through the wasm SIMD kernel: the document's rows copied into the
-   * kernel's memory cluster by cluster (each cluster padded to a multiple of 4 zero rows, each
-   * row to a multiple of 4 floats), then per cluster every block of its probers against every
-   * block of its members. The kernel's f32 scores only filter: a product that could enter either
-   * row's heap (within DOT_BLOCK_TOLERANCE of its floor) is recomputed by `dotOf`, in the
-   * order of the exact search, so the weights and ties equal the JS path's.
-   */
-  const relateListsSimd = (
-    kernel: DotBlock,
-    first: number,
-    n: number,
-    lists: InvertedLists,
-    quantised: boolean,
-  ) => {
-    const { order, listStart, proberStart, prober } = lists;
-    const nLists = listStart.length - 1;
-    const dimPad = paddedDim(dim);
-    const rowBytes = dimPad * 4;
-    const padded = (count: number) => Math.ceil(count / LANES) * LANES;
-    // Padded start row of each cluster, and each fragment's row (byte offset) in the kernel.
-    const rowStart = new Uint32Array(nLists + 1);
-    for (let c = 0; c < nLists; c++) {
-      rowStart[c + 1] = rowStart[c] + padded(listStart[c + 1] - listStart[c]);
-    }
-    const rowsAt = kernel.alloc(rowStart[nLists] * rowBytes);
-    const queriesAt = kernel.alloc((BLOCK_ROWS + 1) * 4);
-    const queryFloorsAt = kernel.alloc((BLOCK_ROWS + 1) * 4);
-    // Each padded row's floor less the tolerance, as f32 (renewed per block; floors only
-    // rise, so a stale one lets more through, never fewer). Padding rows score 0 and never pass.
-    const memberFloorsAt = kernel.alloc(rowStart[nLists] * 4);
-    const outAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 4);
-    const exactAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 8);
-    // The i16 copy of the rows (same row numbers, rows padded to 8 values): the filter reads it,
-    // at half the bytes and twice the products per instruction; `rescore` reads the f32 rows.
-    // Allocated before any view of the memory is taken (a grow detaches the views).
-    let maxNorm = 0;
-    for (let i = first; i < first + n; i++) {
-      let norm = 0;
-      for (let d = 0; d < dim; d++) norm += data[i * dim + d] * data[i * dim + d];
-      if (norm > maxNorm) maxNorm = norm;
-    }
-    const quant = quantisation(dim, Math.sqrt(maxNorm));
-    const rowBytes16 = paddedDim16(dim) * 2;
-    const rows16At = quantised ? kernel.alloc(rowStart[nLists] * rowBytes16) : 0;
-    const queries16At = kernel.alloc((BLOCK_ROWS + 1) * 4);
-    const rowOffset16 = new Uint32Array(quantised ? n : 0);
-    const rowOffset = new Uint32Array(n);
-    const memberId = new Uint32Array(rowStart[nLists]);
-    {
-      const f32 = kernel.f32();
-      for (let c = 0; c < nLists; c++) {
-        for (let p = listStart[c]; p < listStart[c + 1]; p++) {
-          const local = order[p];
-          const row = rowStart[c] + (p - listStart[c]);
-          const at = rowsAt + row * rowBytes;
-          rowOffset[local] = at;
-          memberId[row] = first + local;
-          f32.set(data.subarray((first + local) * dim, (first + local + 1) * dim), at >> 2);
+  if (k > 0) {
+    const method = options.method ?? 'auto';
+    for (let s = 0; s + 1 < segs.length; s++) {
+      const first = segs[s];
+      const end = segs[s + 1];
+      const n = end - first;
+      if (method === 'exact' || (method === 'auto' && n <= EXACT_MAX_FRAGMENTS)) {
+        if (ids.length < size) {
+          ids = new Uint32Array(size);
+          for (let i = 0; i < size; i++) ids[i] = i;
         }
+        buf = data;
+        relateRange(first, end, first, end, (rowEnd) => options.onProgress?.(rowEnd, size));
+        continue;
+      }
+      // Inverted file: rows of the document copied in cluster order, then each probed pair of
+      // clusters compared as one block.
+      const lists = invertedFileLists(
+        data,
+        dim,
+        first,
+        n,
+        { kernel: options.kernel === 'js' ? 'js' : 'simd', ...options.invertedFile },
+        () => options.onProgress?.(first, size),
+      );
+      const { order, listStart, proberStart, prober } = lists;
+      const kernel = options.kernel === 'js' ? null : createDotBlock();
+      if (kernel) {
+        relateListsSimd(
+          heaps,
+          kernel,
+          data,
+          dim,
+          first,
+          n,
+          lists,
+          options.kernel !== 'simd-f32',
+          null,
+          (done) => options.onProgress?.(done, size),
+        );
+        const r = options.refine ?? defaultRefineOptions;
+        refine(first, n, r.rounds, r.sample, r.stopShare);
+        options.onProgress?.(end, size);
+        continue;
+      }
+      buf = new Float32Array(n * dim);
+      ids = new Uint32Array(n);
+      for (let p = 0; p < n; p++) {
+        const i = first + order[p];
+        ids[p] = i;
+        buf.set(data.subarray(i * dim, (i + 1) * dim), p * dim);
+      }
+      // Per cluster: the fragments that probe it (copied together) against its members.
+      let queryBuf = new Float32Array(0);
+      let queryIds = new Uint32Array(0);
+      for (let c = 0; c + 1 < listStart.length; c++) {
+        const q0 = proberStart[c];
+        const nq = proberStart[c + 1] - q0;
+        if (nq === 0 || listStart[c + 1] === listStart[c]) continue;
+        if (queryIds.length < nq) {
+          queryIds = new Uint32Array(nq * 2);
+          queryBuf = new Float32Array(nq * 2 * dim);
+        }
+        for (let q = 0; q < nq; q++) {
+          const i = first + prober[q0 + q];
+          queryIds[q] = i;
+          queryBuf.set(data.subarray(i * dim, (i + 1) * dim), q * dim);
+        }
+        for (let qa = 0; qa < nq; qa += BLOCK_ROWS) {
+          for (let m0 = listStart[c]; m0 < listStart[c + 1]; m0 += BLOCK_COLS) {
+            crossBlock(
+              queryBuf,
+              queryIds,
+              qa,
+              Math.min(qa + BLOCK_ROWS, nq),
+              m0,
+              Math.min(m0 + BLOCK_COLS, listStart[c + 1]),
+            );
+          }
+        }
+        // Every cluster: one block is at most a few hundred million products.
+        options.onProgress?.(first + Math.floor((n * c) / (listStart.length - 1)), size);
+      }
+      buf = data;
+      const r = options.refine ?? defaultRefineOptions;
+      refine(first, n, r.rounds, r.sample, r.stopShare);
+      options.onProgress?.(end, size);
+      ids = new Uint32Array(0);
+    }
+  }
+
+  return heapsToCsr(heaps, size);
+}
+
+/** The semantic relation (Eq. 6) over documents laid out by `segments`. */
+export function semanticRelation(
+  vectors: VectorSet,
+  segments: ArrayLike<number>,
+  k: number = defaultFragRelOptions.semanticK,
+  options: SemanticBuildOptions = {},
+): CsrRelation {
+  return csrRelation('semantic', semanticNeighbours(vectors, segments, k, options));
+}
+
+/**
+ * Per row, a min-heap of its best candidates so far (root = the one that ranks last), and
+ * `floor`: the score a new candidate must reach (the root's once full; before that, any
+ * positive cosine is in). Each row ends with the k best of all candidates it was offered, in
+ * the total order of `ranksBefore` (score, then the lower index), whatever the order of the
+ * offers: this is what lets a parallel build merge the rows of its shares (semantic-parallel.ts)
+ * into exactly the single-thread result.
+ */
+export interface RowHeaps {
+  k: number;
+  heapScore: Float64Array;
+  heapCol: Uint32Array;
+  heapSize: Uint32Array;
+  floor: Float64Array;
+  /** 1 while an entry has not yet taken part in a local join of the refinement (NN-descent). */
+  heapNew: Uint8Array;
+  offer: (row: number, score: number, c: number) => void;
+  /** `offer`, unless the row already holds c; 1 when offered. */
+  offerUnique: (row: number, score: number, c: number) => number;
+  /** Both ways, unless already held: a pair may be met from either side or twice. */
+  considerOnce: (i: number, j: number, score: number) => void;
+}
+
+export function createRowHeaps(size: number, k: number): RowHeaps {
+  const heapScore = new Float64Array(size * k);
+  const heapCol = new Uint32Array(size * k);
+  const heapSize = new Uint32Array(size);
+  const floor = new Float64Array(size);
+  const heapNew = new Uint8Array(size * k);
+
+  const offer = (row: number, score: number, c: number) => {
+    const base = row * k;
+    let n = heapSize[row];
+    let pos: number;
+    if (n < k) {
+      // Sift up from the new leaf while the parent ranks before the new entry.
+      pos = n++;
+      heapSize[row] = n;
+      while (pos > 0) {
+        const parent = (pos - 1) >> 1;
+        if (!ranksBefore(heapScore[base + parent], heapCol[base + parent], score, c)) break;
+        heapScore[base + pos] = heapScore[base + parent];
+        heapCol[base + pos] = heapCol[base + parent];
+        heapNew[base + pos] = heapNew[base + parent];
+        pos = parent;
+      }
+    } else {
+      if (!ranksBefore(score, c, heapScore[base], heapCol[base])) return;
+      // Replace the root and sift down while a child ranks after the new entry.
+      pos = 0;
+      for (;;) {
+        let child = 2 * pos + 1;
+        if (child >= n) break;
+        if (
+          child + 1 < n &&
+          ranksBefore(
+            heapScore[base + child],
+            heapCol[base + child],
+            heapScore[base + child + 1],
+            heapCol[base + child + 1],
+          )
+        ) {
+          child++;
+        }
+        if (!ranksBefore(score, c, heapScore[base + child], heapCol[base + child])) break;
+        heapScore[base + pos] = heapScore[base + child];
+        heapCol[base + pos] = heapCol[base + child];
+        heapNew[base + pos] = heapNew[base + child];
+        pos = child;
       }
     }
+    heapScore[base + pos] = score;
+    heapCol[base + pos] = c;
+    heapNew[base + pos] = 1;
+    // Never lowered: a parallel build may have raised it above the root (`sharedFloor`).
+    if (n === k && heapScore[base] > floor[row]) floor[row] = heapScore[base];
+  };
+
+  const offerUnique = (row: number, score: number, c: number): number => {
+    if (!(score >= floor[row])) return 0;
+    const base = row * k;
+    const n = heapSize[row];
+    for (let e = 0; e < n; e++) if (heapCol[base + e] === c) return 0;
+    offer(row, score, c);
+    return 1;
+  };
+
+  const considerOnce = (i: number, j: number, score: number) => {
+    if (score > 0 && i !== j) {
+      offerUnique(i, score, j);
+      offerUnique(j, score, i);
+    }
+  };
+
+  return { k, heapScore, heapCol, heapSize, floor, heapNew, offer, offerUnique, considerOnce };
+}
+
+/** Heaps that start from `rows` (the arrays of another build's heaps, copied). */
+export function rowHeapsFrom(
+  rows: { heapScore: Float64Array; heapCol: Uint32Array; heapSize: Uint32Array },
+  size: number,
+  k: number,
+): RowHeaps {
+  const heaps = createRowHeaps(size, k);
+  heaps.heapScore.set(rows.heapScore);
+  heaps.heapCol.set(rows.heapCol);
+  heaps.heapSize.set(rows.heapSize);
+  heaps.heapNew.fill(1);
+  // As `offer` leaves it: the root's score once a row is full, else 0.
+  for (let i = 0; i < size; i++) if (rows.heapSize[i] === k) heaps.floor[i] = rows.heapScore[i * k];
+  return heaps;
+}
+
+/**
+ * Floors shared by the workers of a parallel build, one per row (local index) as the bits of an
+ * f32 in an Int32Array over a SharedArrayBuffer (Int32 reads and writes never tear; Float32 and
+ * Float64 ones may). Each worker publishes its rows' floors, rounded down to f32, and raises its
+ * own floors (so its filter and its offers) to the highest it sees. Sound: a published floor is
+ * at most the k-th best score of some worker's row, so a product below it cannot be among that
+ * row's k best once the workers' rows are merged; a stale or overwritten value is only lower,
+ * never wrong.
+ */
+export function sharedFloor(bits: Int32Array): (row: number, own: number) => number {
+  const f = new Float32Array(1);
+  const b = new Int32Array(f.buffer);
+  return (row, own) => {
+    b[0] = bits[row];
+    const seen = f[0];
+    if (own <= seen) return seen;
+    f[0] = own;
+    // Round down: the published floor must not exceed the row's own.
+    if (f[0] > own) b[0] -= 1;
+    bits[row] = b[0];
+    return own;
+  };
+}
+
+/** The rows' heaps as CSR (columns ascending within a row, weights as Float32). */
+export function heapsToCsr(heaps: RowHeaps, size: number): CsrMatrix {
+  const { k, heapScore, heapCol, heapSize } = heaps;
+  const rowPtr = new Uint32Array(size + 1);
+  for (let i = 0; i < size; i++) rowPtr[i + 1] = rowPtr[i] + heapSize[i];
+  const nnz = rowPtr[size];
+  const col = new Uint32Array(nnz);
+  const weight = new Float32Array(nnz);
+  for (let i = 0; i < size; i++) {
+    // Insertion sort by column: rows hold at most k entries.
+    const base = i * k;
+    const at = rowPtr[i];
+    const n = heapSize[i];
+    for (let e = 0; e < n; e++) {
+      const c = heapCol[base + e];
+      const w = heapScore[base + e];
+      let p = e;
+      while (p > 0 && col[at + p - 1] > c) {
+        col[at + p] = col[at + p - 1];
+        weight[at + p] = weight[at + p - 1];
+        p--;
+      }
+      col[at + p] = c;
+      weight[at + p] = w;
+    }
+  }
+  return { size, rowPtr, col, weight };
+}
+
+/**
+ * The inverted file's blocks through the wasm SIMD kernel: the document's rows copied into the
+ * kernel's memory cluster by cluster (each cluster padded to a multiple of 4 zero rows, each
+ * row to a multiple of 4 floats), then per cluster every block of its probers against every
+ * block of its members. The kernel's f32 scores only filter: a product that could enter either
+ * row's heap (within DOT_BLOCK_TOLERANCE of its floor) is recomputed by `dotOf`, in the
+ * order of the exact search, so the weights and ties equal the JS path's.
+ *
+ * `share`, when given, limits each pass to its clusters (ascending): a parallel build
+ * (semantic-parallel.ts) runs the first pass in shares, merges the rows, then the second pass in
+ * shares that all start from those rows (so from the same raised floors as one thread).
+ * `sharedFloors` (local rows, see `sharedFloor`) lets the shares of a pass filter with each
+ * other's floors.
+ */
+export function relateListsSimd(
+  heaps: RowHeaps,
+  kernel: DotBlock,
+  data: Float32Array,
+  dim: number,
+  first: number,
+  n: number,
+  lists: InvertedLists,
+  quantised: boolean,
+  share: { self: Uint32Array; cross: Uint32Array } | null,
+  progress?: (rowsDone: number) => void,
+  sharedFloors?: Int32Array,
+): void {
+  prepareListsSimd(
+    kernel,
+    data,
+    dim,
+    first,
+    n,
+    lists,
+    quantised,
+  )(heaps, share, progress, sharedFloors);
+}
+
+/** `relateListsSimd` once its rows are in the kernel's memory (see `prepareListsSimd`). */
+export type ListsSimdRun = (
+  heaps: RowHeaps,
+  share: { self: Uint32Array; cross: Uint32Array } | null,
+  progress?: (rowsDone: number) => void,
+  sharedFloors?: Int32Array,
+) => void;
+
+/**
+ * The setup of `relateListsSimd`: the document's rows copied into the kernel's memory (and
+ * quantised), cluster by cluster; the run it returns may be called more than once (a worker runs
+ * both passes of a parallel build on one copy of the rows).
+ */
+export function prepareListsSimd(
+  kernel: DotBlock,
+  data: Float32Array,
+  dim: number,
+  first: number,
+  n: number,
+  lists: InvertedLists,
+  quantised: boolean,
+): ListsSimdRun {
+  const { order, listStart, proberStart, prober } = lists;
+  const nLists = listStart.length - 1;
+  const dimPad = paddedDim(dim);
+  const rowBytes = dimPad * 4;
+  const padded = (count: number) => Math.ceil(count / LANES) * LANES;
+  // Padded start row of each cluster, and each fragment's row (byte offset) in the kernel.
+  const rowStart = new Uint32Array(nLists + 1);
+  for (let c = 0; c < nLists; c++) {
+    rowStart[c + 1] = rowStart[c] + padded(listStart[c + 1] - listStart[c]);
+  }
+  const rowsAt = kernel.alloc(rowStart[nLists] * rowBytes);
+  const queriesAt = kernel.alloc((BLOCK_ROWS + 1) * 4);
+  const queryFloorsAt = kernel.alloc((BLOCK_ROWS + 1) * 4);
+  // Each padded row's floor less the tolerance, as f32 (renewed per block; floors only
+  // rise, so a stale one lets more through, never fewer). Padding rows score 0 and never pass.
+  const memberFloorsAt = kernel.alloc(rowStart[nLists] * 4);
+  const outAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 4);
+  const exactAt = kernel.alloc((BLOCK_ROWS + 1) * BLOCK_COLS * 8);
+  // The i16 copy of the rows (same row numbers, rows padded to 8 values): the filter reads it,
+  // at half the bytes and twice the products per instruction; `rescore` reads the f32 rows.
+  // Allocated before any view of the memory is taken (a grow detaches the views).
+  let maxNorm = 0;
+  for (let i = first; i < first + n; i++) {
+    let norm = 0;
+    for (let d = 0; d < dim; d++) norm += data[i * dim + d] * data[i * dim + d];
+    if (norm > maxNorm) maxNorm = norm;
+  }
+  const quant = quantisation(dim, Math.sqrt(maxNorm));
+  const rowBytes16 = paddedDim16(dim) * 2;
+  const rows16At = quantised ? kernel.alloc(rowStart[nLists] * rowBytes16) : 0;
+  const queries16At = kernel.alloc((BLOCK_ROWS + 1) * 4);
+  const rowOffset16 = new Uint32Array(quantised ? n : 0);
+  const rowOffset = new Uint32Array(n);
+  const memberId = new Uint32Array(rowStart[nLists]);
+  {
     const f32 = kernel.f32();
-    const i32 = kernel.i32();
-    const f64 = kernel.f64();
-    const exact = exactAt >> 3;
-    const qIndex = queriesAt >> 2;
-    const qFloor = queryFloorsAt >> 2;
-    const mFloor = memberFloorsAt >> 2;
-    const out = outAt >> 2;
-    if (quantised) {
-      const i16 = kernel.i16();
-      for (let c = 0; c < nLists; c++) {
-        for (let p = listStart[c]; p < listStart[c + 1]; p++) {
-          const local = order[p];
-          const at = rows16At + (rowStart[c] + (p - listStart[c])) * rowBytes16;
-          rowOffset16[local] = at;
-          const from = (first + local) * dim;
-          for (let d = 0; d < dim; d++)
-            i16[(at >> 1) + d] = Math.round(data[from + d] * quant.scale);
-        }
+    for (let c = 0; c < nLists; c++) {
+      for (let p = listStart[c]; p < listStart[c + 1]; p++) {
+        const local = order[p];
+        const row = rowStart[c] + (p - listStart[c]);
+        const at = rowsAt + row * rowBytes;
+        rowOffset[local] = at;
+        memberId[row] = first + local;
+        f32.set(data.subarray((first + local) * dim, (first + local + 1) * dim), at >> 2);
       }
     }
-    const q16Index = queries16At >> 2;
-    const tolerance = quantised ? quant.tolerance : DOT_BLOCK_TOLERANCE;
-    // Each fragment's own cluster (where `order` placed it).
-    const own = new Uint32Array(n);
+  }
+  const f32 = kernel.f32();
+  const i32 = kernel.i32();
+  const f64 = kernel.f64();
+  const exact = exactAt >> 3;
+  const qIndex = queriesAt >> 2;
+  const qFloor = queryFloorsAt >> 2;
+  const mFloor = memberFloorsAt >> 2;
+  const out = outAt >> 2;
+  if (quantised) {
+    const i16 = kernel.i16();
     for (let c = 0; c < nLists; c++) {
-      for (let p = listStart[c]; p < listStart[c + 1]; p++) own[order[p]] = c;
+      for (let p = listStart[c]; p < listStart[c + 1]; p++) {
+        const local = order[p];
+        const at = rows16At + (rowStart[c] + (p - listStart[c])) * rowBytes16;
+        rowOffset16[local] = at;
+        const from = (first + local) * dim;
+        for (let d = 0; d < dim; d++) i16[(at >> 1) + d] = Math.round(data[from + d] * quant.scale);
+      }
     }
-    const queries = new Uint32Array(n);
+  }
+  const q16Index = queries16At >> 2;
+  const tolerance = quantised ? quant.tolerance : DOT_BLOCK_TOLERANCE;
+  // Each fragment's own cluster (where `order` placed it).
+  const own = new Uint32Array(n);
+  for (let c = 0; c < nLists; c++) {
+    for (let p = listStart[c]; p < listStart[c + 1]; p++) own[order[p]] = c;
+  }
+  const queries = new Uint32Array(n);
+  return (heaps, share, progress, sharedFloors) => {
+    const { floor, considerOnce } = heaps;
+    const shared = sharedFloors ? sharedFloor(sharedFloors) : null;
     // Two passes: first every cluster against itself, which fills each row's heap with good
     // candidates and so raises its floor; then each cluster against its other probers, where
     // the raised floors let the kernel drop nearly every product (measured: docs/scale.md).
     for (let pass = 0; pass < 2; pass++) {
-      for (let c = 0; c < nLists; c++) {
+      const subset = share ? (pass === 0 ? share.self : share.cross) : null;
+      const count = subset ? subset.length : nLists;
+      for (let s = 0; s < count; s++) {
+        const c = subset ? subset[s] : s;
         const members = listStart[c + 1] - listStart[c];
         if (members === 0) continue;
         let nq = 0;
@@ -572,12 +824,15 @@ export function semanticNeighbours(
           // The members' floors, renewed per block of queries: a large cluster meets thousands
           // of probers, and its members' floors rise meanwhile (a higher floor, fewer passes).
           for (let r = rowStart[c]; r < rowStart[c] + members; r++) {
-            f32[mFloor + r] = floor[memberId[r]] - tolerance;
+            const id = memberId[r];
+            if (shared) floor[id] = shared(id - first, floor[id]);
+            f32[mFloor + r] = floor[id] - tolerance;
           }
           for (let q = 0; q < qn; q++) {
             const local = queries[qa + q];
             i32[qIndex + q] = rowOffset[local];
             if (quantised) i32[q16Index + q] = rowOffset16[local];
+            if (shared) floor[first + local] = shared(local, floor[first + local]);
             f32[qFloor + q] = floor[first + local] - tolerance;
           }
           // An odd block repeats its last query; its candidates are met twice, and
@@ -635,124 +890,9 @@ export function semanticNeighbours(
             }
           }
         }
-        if (pass === 1) options.onProgress?.(first + Math.floor((n * c) / nLists), size);
-        else if ((c & 31) === 31) options.onProgress?.(first, size);
+        if (pass === 1) progress?.(first + Math.floor((n * s) / count));
+        else if ((s & 31) === 31) progress?.(first);
       }
     }
   };
-
-  if (k > 0) {
-    const method = options.method ?? 'auto';
-    for (let s = 0; s + 1 < segs.length; s++) {
-      const first = segs[s];
-      const end = segs[s + 1];
-      const n = end - first;
-      if (method === 'exact' || (method === 'auto' && n <= EXACT_MAX_FRAGMENTS)) {
-        if (ids.length < size) {
-          ids = new Uint32Array(size);
-          for (let i = 0; i < size; i++) ids[i] = i;
-        }
-        buf = data;
-        relateRange(first, end, first, end, (rowEnd) => options.onProgress?.(rowEnd, size));
-        continue;
-      }
-      // Inverted file: rows of the document copied in cluster order, then each probed pair of
-      // clusters compared as one block.
-      const lists = invertedFileLists(
-        data,
-        dim,
-        first,
-        n,
-        { kernel: options.kernel === 'js' ? 'js' : 'simd', ...options.invertedFile },
-        () => options.onProgress?.(first, size),
-      );
-      const { order, listStart, proberStart, prober } = lists;
-      const kernel = options.kernel === 'js' ? null : createDotBlock();
-      if (kernel) {
-        relateListsSimd(kernel, first, n, lists, options.kernel !== 'simd-f32');
-        const r = options.refine ?? defaultRefineOptions;
-        refine(first, n, r.rounds, r.sample, r.stopShare);
-        options.onProgress?.(end, size);
-        continue;
-      }
-      buf = new Float32Array(n * dim);
-      ids = new Uint32Array(n);
-      for (let p = 0; p < n; p++) {
-        const i = first + order[p];
-        ids[p] = i;
-        buf.set(data.subarray(i * dim, (i + 1) * dim), p * dim);
-      }
-      // Per cluster: the fragments that probe it (copied together) against its members.
-      let queryBuf = new Float32Array(0);
-      let queryIds = new Uint32Array(0);
-      for (let c = 0; c + 1 < listStart.length; c++) {
-        const q0 = proberStart[c];
-        const nq = proberStart[c + 1] - q0;
-        if (nq === 0 || listStart[c + 1] === listStart[c]) continue;
-        if (queryIds.length < nq) {
-          queryIds = new Uint32Array(nq * 2);
-          queryBuf = new Float32Array(nq * 2 * dim);
-        }
-        for (let q = 0; q < nq; q++) {
-          const i = first + prober[q0 + q];
-          queryIds[q] = i;
-          queryBuf.set(data.subarray(i * dim, (i + 1) * dim), q * dim);
-        }
-        for (let qa = 0; qa < nq; qa += BLOCK_ROWS) {
-          for (let m0 = listStart[c]; m0 < listStart[c + 1]; m0 += BLOCK_COLS) {
-            crossBlock(
-              queryBuf,
-              queryIds,
-              qa,
-              Math.min(qa + BLOCK_ROWS, nq),
-              m0,
-              Math.min(m0 + BLOCK_COLS, listStart[c + 1]),
-            );
-          }
-        }
-        // Every cluster: one block is at most a few hundred million products.
-        options.onProgress?.(first + Math.floor((n * c) / (listStart.length - 1)), size);
-      }
-      buf = data;
-      const r = options.refine ?? defaultRefineOptions;
-      refine(first, n, r.rounds, r.sample, r.stopShare);
-      options.onProgress?.(end, size);
-      ids = new Uint32Array(0);
-    }
-  }
-
-  const rowPtr = new Uint32Array(size + 1);
-  for (let i = 0; i < size; i++) rowPtr[i + 1] = rowPtr[i] + heapSize[i];
-  const nnz = rowPtr[size];
-  const col = new Uint32Array(nnz);
-  const weight = new Float32Array(nnz);
-  for (let i = 0; i < size; i++) {
-    // Insertion sort by column: rows hold at most k entries.
-    const base = i * k;
-    const at = rowPtr[i];
-    const n = heapSize[i];
-    for (let e = 0; e < n; e++) {
-      const c = heapCol[base + e];
-      const w = heapScore[base + e];
-      let p = e;
-      while (p > 0 && col[at + p - 1] > c) {
-        col[at + p] = col[at + p - 1];
-        weight[at + p] = weight[at + p - 1];
-        p--;
-      }
-      col[at + p] = c;
-      weight[at + p] = w;
-    }
-  }
-  return { size, rowPtr, col, weight };
-}
-
-/** The semantic relation (Eq. 6) over documents laid out by `segments`. */
-export function semanticRelation(
-  vectors: VectorSet,
-  segments: ArrayLike<number>,
-  k: number = defaultFragRelOptions.semanticK,
-  options: SemanticBuildOptions = {},
-): CsrRelation {
-  return csrRelation('semantic', semanticNeighbours(vectors, segments, k, options));
 }
