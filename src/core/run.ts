@@ -95,6 +95,8 @@ export interface Run {
    * and its walk is kept with it for the same independent scores).
    */
   relationCache?: Map<RunRelationKind, { wRel: number; relation: Relation }>;
+  /** The fragments as code windows (runWindows), parsed from the labels on the first re-rank. */
+  windows?: (WindowRef | null)[];
 }
 
 /** Lay the documents out one after another. */
@@ -387,7 +389,8 @@ export function rankRun(
   let top: Uint32Array;
   let merged: ReturnType<typeof selectWindowSpans> | undefined;
   if (o.mergeWindows) {
-    merged = selectWindowSpans(scores.final, runWindows(run), {
+    run.windows ??= runWindows(run);
+    merged = selectWindowSpans(scores.final, run.windows, {
       maxWindows: o.maxSelected,
       windowLines: o.windowLines,
       exclude: o.exclude,
