@@ -19,6 +19,8 @@ import {
 import {
   rankRun,
   buildRun,
+  runBm25,
+  runRelations,
   runIndependentScores,
   windowsOverlapping,
   type Run,
@@ -62,6 +64,21 @@ export interface QueryRequest {
   mergeWindows?: boolean;
 }
 
+/**
+ * Get a question's documents ready before it is asked: read their indexes, build the run, its
+ * BM25 index and the relations of `settings` (the multi-hop graph of a large repository), so
+ * the first question only scores and walks. A question asked meanwhile waits for the same work.
+ */
+export type PrepareRequest = Pick<QueryRequest, 'docIds' | 'embedder' | 'semanticK' | 'settings'>;
+
+export interface PrepareResult {
+  /** Time spent here (0 when everything was already prepared). */
+  ms: number;
+  loadMs: number;
+  bm25Ms: number;
+  relationsMs: number;
+}
+
 export interface ExplainWindowRequest {
   docId: string;
   /** The window's index in its document (not in the run). */
@@ -82,6 +99,8 @@ export interface RetrievalApi {
   [kind: string]: { payload: unknown; result: unknown };
   ping: { payload: null; result: { pong: true; crossOriginIsolated: boolean } };
   query: { payload: QueryRequest; result: RetrievalResult };
+  /** Read and build what a first question over these documents needs (PrepareRequest). */
+  prepare: { payload: PrepareRequest; result: PrepareResult };
   /** The graph neighbourhood behind a code window's relations (Eq. 8). */
   explainWindow: { payload: ExplainWindowRequest; result: ExplainWindowResult };
   /** Tune relations, alpha and w_rel for one document on pseudo-questions or labels (tune-handler.ts). */
@@ -285,6 +304,18 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
   return result;
 }
 
+async function prepare(req: PrepareRequest): Promise<PrepareResult> {
+  const t0 = performance.now();
+  const { run } = await getRun(req);
+  const t1 = performance.now();
+  const { settings } = req;
+  if (settings.scoring !== 'dense' && run.bm25 === null) runBm25(run);
+  const t2 = performance.now();
+  runRelations(run, settings.relations, settings.wRel);
+  const t3 = performance.now();
+  return { ms: t3 - t0, loadMs: t1 - t0, bm25Ms: t2 - t1, relationsMs: t3 - t2 };
+}
+
 let parser: CodeParser | null = null;
 const codeIndexes = new Map<string, Promise<CodeIndex>>();
 
@@ -363,6 +394,7 @@ async function explainWindow(
 serveWorker(self as unknown as Parameters<typeof serveWorker>[0], {
   ping: () => ({ pong: true, crossOriginIsolated: self.crossOriginIsolated }),
   query: query as (payload: never, ctx: HandlerContext) => Promise<RetrievalResult>,
+  prepare: prepare as (payload: never) => Promise<PrepareResult>,
   explainWindow: explainWindow as (
     payload: never,
     ctx: HandlerContext,

@@ -51,6 +51,40 @@ export function windowsByFile(result: RetrievalResult): Map<string, RunWindow[]>
   return out;
 }
 
+/** The last run layout's windows by file (`cachedWindowsByFile`). */
+export interface LayoutCache {
+  key: string;
+  byFile: Map<string, RunWindow[]> | null;
+}
+
+export function newLayoutCache(): LayoutCache {
+  return { key: '', byFile: null };
+}
+
+/**
+ * `windowsByFile`, reused while the run's layout stays the same: a re-rank (a slider move) of
+ * the same documents sends the same windows with new scores, and parsing every label again
+ * cost a large repository a main-thread task per move.
+ */
+export function cachedWindowsByFile(
+  result: RetrievalResult,
+  cache: LayoutCache,
+): Map<string, RunWindow[]> {
+  // A repository updated in place keeps its id: its labels stand in (their lengths, a sample).
+  let chars = 0;
+  for (const label of result.labels) chars += label.length;
+  const key = JSON.stringify([
+    result.documents.map((d) => [d.docId, d.offset, d.count]),
+    chars,
+    result.labels.filter((_, i) => i % 997 === 0),
+  ]);
+  if (cache.key !== key || !cache.byFile) {
+    cache.key = key;
+    cache.byFile = windowsByFile(result);
+  }
+  return cache.byFile;
+}
+
 export function fileKey(docId: string, path: string): string {
   return `${docId}\u0000${path}`;
 }
