@@ -506,75 +506,60 @@ async function runOnce(
       await page.locator('[data-testid="code-view"] #code-question').waitFor({ timeout: 180_000 });
       result.codeViewReadyMs = Date.now() - v0;
       if (ASK_DELAY_S > 0) await new Promise((r) => setTimeout(r, ASK_DELAY_S * 1000));
-      const ask = (question: string) =>
-        page.evaluate(async (q) => {
-          const view = document.querySelector('[data-testid="code-view"]')!;
-          const input = view.querySelector<HTMLInputElement>('#code-question')!;
-          // React's own value setter, so its onChange sees the text (as typing would).
-          Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(input, q);
+      // Plain JavaScript in strings: tsx would wrap named inner functions in a helper the page
+      // lacks (`__name`).
+      const IN_PAGE = `
+        window.__setValue = (input, value) => {
+          // React's own value setter, so its onChange sees the change (as typing would).
+          Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(input, value);
           input.dispatchEvent(new Event('input', { bubbles: true }));
-          await new Promise((r) => setTimeout(r, 50));
-          const button = view.querySelector<HTMLButtonElement>('form.ask button[type="submit"]')!;
-          const done = () =>
-            (view.querySelector('[data-testid="code-summary"]')?.textContent ?? '').includes(
-              `for “${q}”`,
-            );
-          const t0 = performance.now();
-          (window as unknown as { __askAt: number }).__askAt = t0;
-          button.click();
-          await new Promise<void>((resolve) => {
-            const check = () => {
-              if (done()) {
-                observer.disconnect();
-                resolve();
-              }
-            };
-            const observer = new MutationObserver(check);
-            observer.observe(view, { subtree: true, childList: true, characterData: true });
-            check();
+        };
+        window.__summaryShows = (text, timeoutMs) => new Promise((resolve) => {
+          const view = document.querySelector('[data-testid="code-view"]');
+          const shows = () =>
+            (view.querySelector('[data-testid="code-summary"]')?.textContent ?? '').includes(text);
+          let observer = null;
+          const timer = setTimeout(() => { observer.disconnect(); resolve(false); }, timeoutMs);
+          observer = new MutationObserver(() => {
+            if (shows()) { clearTimeout(timer); observer.disconnect(); resolve(true); }
           });
-          await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+          observer.observe(view, { subtree: true, childList: true, characterData: true });
+          if (shows()) { clearTimeout(timer); observer.disconnect(); resolve(true); }
+        }).then((ok) => new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(ok), 0))));
+        window.__ask = async (q) => {
+          const view = document.querySelector('[data-testid="code-view"]');
+          window.__setValue(view.querySelector('#code-question'), q);
+          await new Promise((r) => setTimeout(r, 50));
+          const t0 = performance.now();
+          view.querySelector('form.ask button[type="submit"]').click();
+          const answered = await window.__summaryShows('for “' + q + '”', 120000);
           return {
+            answered,
             ms: performance.now() - t0,
             summary: view.querySelector('[data-testid="code-summary"]')?.textContent ?? '',
           };
-        }, question);
-      const moveSlider = (alpha: string) =>
-        page.evaluate(async (a) => {
-          const view = document.querySelector('[data-testid="code-view"]')!;
-          const slider = view.querySelector<HTMLInputElement>(
-            'input[aria-label="alpha for code"]',
-          )!;
+        };
+        window.__slide = async (a) => {
+          const view = document.querySelector('[data-testid="code-view"]');
           const t0 = performance.now();
-          Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value')!.set!.call(
-            slider,
-            a,
-          );
-          slider.dispatchEvent(new Event('input', { bubbles: true }));
-          const done = () =>
-            (view.querySelector('[data-testid="code-summary"]')?.textContent ?? '').includes(
-              `α ${a} ·`,
-            );
-          const answered = await new Promise<boolean>((resolve) => {
-            const timer = setTimeout(() => {
-              observer.disconnect();
-              resolve(false);
-            }, 60_000);
-            const check = () => {
-              if (done()) {
-                clearTimeout(timer);
-                observer.disconnect();
-                resolve(true);
-              }
-            };
-            const observer = new MutationObserver(check);
-            observer.observe(view, { subtree: true, childList: true, characterData: true });
-            check();
-          });
-          await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-          const summary = view.querySelector('[data-testid="code-summary"]')?.textContent ?? '';
-          return { answered, ms: performance.now() - t0, summary };
-        }, alpha);
+          window.__setValue(view.querySelector('input[aria-label="alpha for code"]'), a);
+          const answered = await window.__summaryShows('α ' + a + ' ·', 60000);
+          return {
+            answered,
+            ms: performance.now() - t0,
+            summary: view.querySelector('[data-testid="code-summary"]')?.textContent ?? '',
+          };
+        };
+      `;
+      await page.evaluate(IN_PAGE);
+      type InPage = { answered: boolean; ms: number; summary: string };
+      const ask = async (question: string): Promise<InPage> => {
+        const r = (await page.evaluate(`window.__ask(${JSON.stringify(question)})`)) as InPage;
+        if (!r.answered) throw new Error(`“${question}” was not answered in 120 s`);
+        return r;
+      };
+      const moveSlider = (alpha: string) =>
+        page.evaluate(`window.__slide(${JSON.stringify(alpha)})`) as Promise<InPage>;
       result.askAt = await page.evaluate(() => performance.now());
       const first = await ask(QUESTION);
       result.firstQueryMs = Math.round(first.ms);
