@@ -52,6 +52,15 @@ const ASK_DELAY_S = Number(process.env.SCALE_REPO_ASK_DELAY_S ?? 0);
 const MOVES = Number(process.env.SCALE_REPO_MOVES ?? 10);
 /** A Chromium trace (CPU profiles of every thread) of the first question and slider moves. */
 const TRACE = process.env.SCALE_REPO_TRACE;
+/** SCALE_REPO_TRACE_FROM=drop starts the trace at the drop (the end of the job traced too). */
+const TRACE_FROM_DROP = process.env.SCALE_REPO_TRACE_FROM === 'drop';
+const TRACE_CATEGORIES = [
+  'devtools.timeline',
+  'disabled-by-default-devtools.timeline',
+  'disabled-by-default-v8.cpu_profiler',
+  'blink.user_timing',
+  'toplevel',
+];
 
 /** Directories the app skips as vendored or generated (src/ingest/repo.ts): not assembled. */
 const SKIPPED_DIRS = new Set([
@@ -374,6 +383,9 @@ async function runOnce(
   try {
     await page.goto(`http://127.0.0.1:${PORT}/`);
     await page.getByTestId('worker-status').filter({ hasText: 'Workers ready' }).waitFor();
+    if (TRACE && TRACE_FROM_DROP && opts.query) {
+      await browser.startTracing(page, { path: TRACE, categories: TRACE_CATEGORIES });
+    }
     const t0 = await dropZip(page, name);
     let cancelClickedAt = 0;
     let lastLog = 0;
@@ -486,17 +498,8 @@ async function runOnce(
     if (opts.query && result.outcome === 'listed') {
       // A repository opens in the code view: its own question field, Ask button and summary line
       // ("… ranked in X ms"), not the book page's ranked list.
-      if (TRACE) {
-        await browser.startTracing(page, {
-          path: TRACE,
-          categories: [
-            'devtools.timeline',
-            'disabled-by-default-devtools.timeline',
-            'disabled-by-default-v8.cpu_profiler',
-            'blink.user_timing',
-            'toplevel',
-          ],
-        });
+      if (TRACE && !TRACE_FROM_DROP) {
+        await browser.startTracing(page, { path: TRACE, categories: TRACE_CATEGORIES });
       }
       // Timed inside the page, from the click (or the slider's input event) until the code
       // view's summary line shows the answer, plus one frame. Playwright's getByLabel/getByRole
