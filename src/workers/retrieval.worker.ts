@@ -62,6 +62,12 @@ export interface QueryRequest {
   cursor?: CompletionCursor;
   /** Code: select by new lines and merge overlapping windows into spans (core/code/spans.ts). */
   mergeWindows?: boolean;
+  /**
+   * The `layout` of a result the caller keeps: when it is still the run's, the labels are left
+   * out of the answer (`labelsOmitted`), as they are the same (94,378 strings per slider move on
+   * a million-line repository).
+   */
+  layout?: string;
 }
 
 /**
@@ -111,7 +117,9 @@ export interface RetrievalApi {
 
 let library: Promise<Library> | null = null;
 const docs = new Map<string, Promise<RunDocumentIndex>>();
+/** The run of the last question; its key ends with a serial, new for every run built. */
 let lastRun: { key: string; run: Run } | null = null;
+let runSerial = 0;
 let lastScores: { key: string; independent: Float64Array; choice: ScoringChoice } | null = null;
 
 function openStore(): Promise<Library> {
@@ -162,7 +170,7 @@ async function getRun(
   req: Pick<QueryRequest, 'docIds' | 'embedder' | 'semanticK'>,
 ): Promise<{ key: string; run: Run }> {
   const key = JSON.stringify([req.docIds, req.embedder.id, req.semanticK]);
-  if (lastRun?.key === key) return lastRun;
+  if (lastRun?.key.startsWith(`${key}#`)) return lastRun;
   const loaded = await Promise.all(
     req.docIds.map((id) => {
       const cacheKey = `${id}\u0000${req.embedder.id}\u0000${req.semanticK}`;
@@ -175,7 +183,7 @@ async function getRun(
       return p;
     }),
   );
-  lastRun = { key, run: buildRun(loaded) };
+  lastRun = { key: `${key}#${++runSerial}`, run: buildRun(loaded) };
   lastScores = null;
   return lastRun;
 }
@@ -242,7 +250,8 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
     starts: run.starts.slice(),
     ends: run.ends.slice(),
     costs: run.costs.slice(),
-    labels: run.labels,
+    labels: req.layout === runKey ? [] : run.labels,
+    layout: runKey,
     independent: independent.slice(),
     environmentByKind: ranked.scores.environmentByKind,
     environment: ranked.scores.environment,
@@ -259,6 +268,7 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
     scoredBy: choice.scoring,
   };
   if (choice.notice) result.scoringNotice = choice.notice;
+  if (req.layout === runKey) result.labelsOmitted = true;
   if (req.maxSelected !== undefined) result.maxSelected = req.maxSelected;
   if (cursor) result.excluded = Uint32Array.from(excluded);
   if (ranked.spans) {

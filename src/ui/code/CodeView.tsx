@@ -94,6 +94,7 @@ export function CodeView({
   const [cursorLine, setCursorLine] = useState(1);
   const completion = useCompletion();
   const queryAbort = useRef<AbortController | null>(null);
+  const layout = useRef<{ layout: string; labels: string[] } | null>(null);
   const explained = useRef(new Map<string, Promise<ExplainedWindow>>());
   const docIds = useMemo(() => documents.map((d) => d.id), [documents]);
   const docKey = docIds.join(',');
@@ -212,21 +213,32 @@ export function CodeView({
       queryAbort.current = controller;
       setBusy(true);
       try {
-        const r = await retrieval.call(
-          'query',
-          {
-            question: req.kind === 'question' ? req.question : req.query,
-            docIds,
-            embedder: embedderSpec(indexSettings),
-            semanticK: indexSettings.semanticK,
-            settings: retrievalSettingsOf(s),
-            maxSelected: s.topWindows,
-            mergeWindows: true,
-            cursor: req.kind === 'completion' ? req.cursor : undefined,
-            listed: 40,
-          },
-          { signal: controller.signal },
-        );
+        const ask = (known: string | undefined) =>
+          retrieval.call(
+            'query',
+            {
+              question: req.kind === 'question' ? req.question : req.query,
+              docIds,
+              embedder: embedderSpec(indexSettings),
+              semanticK: indexSettings.semanticK,
+              settings: retrievalSettingsOf(s),
+              maxSelected: s.topWindows,
+              mergeWindows: true,
+              cursor: req.kind === 'completion' ? req.cursor : undefined,
+              listed: 40,
+              // The labels this view already holds are not sent again (a slider move).
+              layout: known,
+            },
+            { signal: controller.signal },
+          );
+        let r = await ask(layout.current?.layout);
+        const held = layout.current;
+        if (r.labelsOmitted && held && held.layout === r.layout) r.labels = held.labels;
+        else {
+          // Another layout meanwhile (cannot happen with one view asking in order): ask whole.
+          if (r.labelsOmitted) r = await ask(undefined);
+          if (r.layout) layout.current = { layout: r.layout, labels: r.labels };
+        }
         setResult(r);
         setRequest(req);
         setFocused((f) => (f !== null && f < r.final.length ? f : (r.selectedRanked[0] ?? null)));

@@ -54,11 +54,13 @@ export function windowsByFile(result: RetrievalResult): Map<string, RunWindow[]>
 /** The last run layout's windows by file (`cachedWindowsByFile`). */
 export interface LayoutCache {
   key: string;
+  /** The labels the key was computed from (a re-rank hands the same array back). */
+  labels: readonly string[] | null;
   byFile: Map<string, RunWindow[]> | null;
 }
 
 export function newLayoutCache(): LayoutCache {
-  return { key: '', byFile: null };
+  return { key: '', labels: null, byFile: null };
 }
 
 /**
@@ -70,18 +72,23 @@ export function cachedWindowsByFile(
   result: RetrievalResult,
   cache: LayoutCache,
 ): Map<string, RunWindow[]> {
-  // A repository updated in place keeps its id: its labels stand in (their lengths, a sample).
-  let chars = 0;
-  for (const label of result.labels) chars += label.length;
+  if (cache.byFile && cache.labels === result.labels) return cache.byFile;
+  // A repository updated in place keeps its id: its labels stand in (a hash of them all).
+  let hash = 0x811c9dc5;
+  for (const label of result.labels) {
+    for (let k = 0; k < label.length; k++) hash = Math.imul(hash ^ label.charCodeAt(k), 0x01000193);
+    hash = Math.imul(hash ^ 10, 0x01000193);
+  }
   const key = JSON.stringify([
     result.documents.map((d) => [d.docId, d.offset, d.count]),
-    chars,
-    result.labels.filter((_, i) => i % 997 === 0),
+    result.labels.length,
+    hash >>> 0,
   ]);
   if (cache.key !== key || !cache.byFile) {
     cache.key = key;
     cache.byFile = windowsByFile(result);
   }
+  cache.labels = result.labels;
   return cache.byFile;
 }
 
