@@ -98,6 +98,24 @@ export function buildBm25Index(
     }
   }
 
+  return bm25IndexFromIds(ids, lengths, vocabulary, termIds, df, p);
+}
+
+/**
+ * The index from every fragment's term ids laid end to end (`lengths[f]` ids each, in order),
+ * with the vocabulary and each term's fragment count n_t already known: what both ways of
+ * tokenizing (per fragment above; pieces shared by overlapping fragments, bm25IndexOfPieces)
+ * end in.
+ */
+function bm25IndexFromIds(
+  ids: Uint32Array,
+  lengths: Uint32Array,
+  vocabulary: string[],
+  termIds: Map<string, number>,
+  df: ArrayLike<number>,
+  p: Bm25Params,
+): Bm25Index {
+  const count = lengths.length;
   const terms = vocabulary.length;
   const termPtr = new Uint32Array(terms + 1);
   for (let t = 0; t < terms; t++) termPtr[t + 1] = termPtr[t] + df[t];
@@ -144,6 +162,71 @@ export function buildBm25Index(
     postFreq,
     lengthNorm,
   };
+}
+
+/**
+ * The same index as `buildBm25Index(fragments' tokens)`, from token lists of pieces: fragment f
+ * is the pieces `pieceIds[pieceStart[f]] ...` up to `pieceStart[f + 1]`, whose tokens in order
+ * are its tokens. Overlapping fragments (code windows) share their pieces, so each piece's
+ * terms are looked up once (core/fragment-tokens.ts cuts them).
+ */
+export function bm25IndexOfPieces(
+  pieces: readonly (readonly string[])[],
+  pieceStart: Uint32Array,
+  pieceIds: Uint32Array,
+  params: Partial<Bm25Params> = {},
+): Bm25Index {
+  const p: Bm25Params = { ...defaultBm25Params, ...params };
+  const count = pieceStart.length - 1;
+  const termIds = new Map<string, number>();
+  const vocabulary: string[] = [];
+  const df: number[] = [];
+  const lastSeen: number[] = [];
+  const pieceTerms: (Uint32Array | undefined)[] = new Array(pieces.length);
+  const lengths = new Uint32Array(count);
+  let total = 0;
+  for (let f = 0; f < count; f++) {
+    for (let k = pieceStart[f]; k < pieceStart[f + 1]; k++) {
+      const piece = pieceIds[k];
+      // Term ids are given in the order terms first occur over the fragments, as above.
+      let terms = pieceTerms[piece];
+      if (!terms) {
+        const tokens = pieces[piece];
+        terms = new Uint32Array(tokens.length);
+        for (let t = 0; t < tokens.length; t++) {
+          let id = termIds.get(tokens[t]);
+          if (id === undefined) {
+            id = vocabulary.length;
+            termIds.set(tokens[t], id);
+            vocabulary.push(tokens[t]);
+            df.push(0);
+            lastSeen.push(-1);
+          }
+          terms[t] = id;
+        }
+        pieceTerms[piece] = terms;
+      }
+      lengths[f] += terms.length;
+      for (let t = 0; t < terms.length; t++) {
+        const id = terms[t];
+        if (lastSeen[id] !== f) {
+          lastSeen[id] = f;
+          df[id]++;
+        }
+      }
+    }
+    total += lengths[f];
+  }
+  const ids = new Uint32Array(total);
+  let at = 0;
+  for (let f = 0; f < count; f++) {
+    for (let k = pieceStart[f]; k < pieceStart[f + 1]; k++) {
+      const terms = pieceTerms[pieceIds[k]]!;
+      ids.set(terms, at);
+      at += terms.length;
+    }
+  }
+  return bm25IndexFromIds(ids, lengths, vocabulary, termIds, df, p);
 }
 
 /** Raw BM25(x, c_i) for every fragment (0 where no query term occurs). */

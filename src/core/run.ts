@@ -17,7 +17,7 @@
  * Re-ranking (alpha, w_rel, relation kinds, budget) reuses the independent scores and the
  * stored relations: it is a few linear passes, never a re-embedding.
  */
-import { buildBm25Index, bm25Scores, rescaleByMax, type Bm25Index } from './bm25';
+import { bm25IndexOfPieces, bm25Scores, rescaleByMax, type Bm25Index } from './bm25';
 import { weightByReferences } from './code/references';
 import { selectWindowSpans, type WindowRef, type WindowSpan } from './code/spans';
 import { explain, fragRelScores, selectByBudget } from './fragrel';
@@ -28,7 +28,7 @@ import { contextRelation } from './relations/context';
 import { csrRelation } from './relations/csr';
 import { pprGraph, pprRelation } from './relations/ppr';
 import { sectionIds, sectionRelation } from './relations/section';
-import { tokenize } from './tokenize';
+import { fragmentPieces } from './fragment-tokens';
 import type { CsrMatrix, Explanation, Relation, ScoreSet, Selection, VectorSet } from './types';
 import { cosineScores } from './vectors';
 
@@ -89,6 +89,14 @@ export interface Run {
   bm25: Bm25Index | null;
   /** Source text of each document, in run order. */
   sources: readonly string[];
+  /**
+   * The relations of the last re-rank, one per kind with the w_rel it was built with: a
+   * slider move reuses them (the multi-hop graph of a large repository takes seconds to build,
+   * and its walk is kept with it for the same independent scores).
+   */
+  relationCache?: Map<RunRelationKind, { wRel: number; relation: Relation }>;
+  /** The fragments as code windows (runWindows), parsed from the labels on the first re-rank. */
+  windows?: (WindowRef | null)[];
 }
 
 /** Lay the documents out one after another. */
@@ -144,6 +152,10 @@ function concatVectors(docs: readonly RunDocumentIndex[]): VectorSet | null {
   if (docs.length === 0 || docs.some((d) => !d.vectors)) return null;
   const dim = docs[0].vectors!.dim;
   if (docs.some((d) => d.vectors!.dim !== dim)) return null;
+  if (docs.length === 1) {
+    const v = docs[0].vectors!;
+    return { dim, count: v.count, data: v.data.subarray(0, v.count * dim) };
+  }
   const count = docs.reduce((n, d) => n + d.vectors!.count, 0);
   const data = new Float32Array(count * dim);
   let at = 0;
@@ -161,6 +173,11 @@ function concatCsr(
   pick: (doc: RunDocumentIndex) => CsrMatrix | undefined,
 ): CsrMatrix | null {
   if (docs.length === 0) return null;
+  const only = docs.length === 1 ? pick(docs[0]) : undefined;
+  if (only && only.size === segments[1]) {
+    // One document: its own matrix, not a copy of it (the run never writes into it).
+    return { size: only.size, rowPtr: only.rowPtr, col: only.col, weight: only.weight };
+  }
   const size = segments[docs.length];
   const nnz = docs.reduce((n, d) => n + (pick(d)?.col.length ?? 0), 0);
   const rowPtr = new Uint32Array(size + 1);
@@ -188,14 +205,29 @@ function concatCsr(
 /** The BM25 index over every fragment of the run, built on first use (IDF spans the run). */
 export function runBm25(run: Run): Bm25Index {
   if (!run.bm25) {
-    const tokens: string[][] = new Array(run.size);
+    // Each document's fragments cut into pieces, their overlaps tokenized and looked up once
+    // (fragment-tokens.ts): the same index as tokenizing every fragment whole.
+    const pieces: (readonly string[])[] = [];
+    const pieceStart = new Uint32Array(run.size + 1);
+    const pieceIds: number[] = [];
     run.documents.forEach((doc, d) => {
-      const source = run.sources[d];
-      for (let i = doc.offset; i < doc.offset + doc.count; i++) {
-        tokens[i] = tokenize(source.slice(run.starts[i], run.ends[i]));
+      const from = doc.offset;
+      const to = doc.offset + doc.count;
+      const own = fragmentPieces(
+        run.sources[d],
+        run.starts.subarray(from, to),
+        run.ends.subarray(from, to),
+      );
+      const base = pieces.length;
+      for (const piece of own.pieces) pieces.push(piece);
+      for (let i = from; i < to; i++) {
+        for (let k = own.pieceStart[i - from]; k < own.pieceStart[i - from + 1]; k++) {
+          pieceIds.push(base + own.pieceIds[k]);
+        }
+        pieceStart[i + 1] = pieceIds.length;
       }
     });
-    run.bm25 = buildBm25Index(tokens);
+    run.bm25 = bm25IndexOfPieces(pieces, pieceStart, Uint32Array.from(pieceIds));
   }
   return run.bm25;
 }
@@ -288,28 +320,45 @@ export function runRelations(
 ): Relation[] {
   const out: Relation[] = [];
   for (const kind of kinds) {
-    if (kind === 'context') out.push(contextRelation(run.segments, wRel));
-    else if (kind === 'semantic' && run.semantic) out.push(csrRelation('semantic', run.semantic));
-    else if (kind === 'code' && run.code) out.push(csrRelation('code', run.code));
-    else if (kind === 'ppr') {
-      // The multi-hop relation (relations/ppr.ts) over the graph each kind of document was
-      // measured best with: books over the context edges (radius 2, the run's w_rel;
-      // bench/quality.ts), repositories over the code relation's edges alone ("ppr (code
-      // graph)", bench/repoeval.ts), weighted by reference counts where they are stored ("ppr
-      // (code graph) refs", code/references.ts). A document with code rows is a repository.
-      const code = run.pprCode;
-      const contextIn = run.documents.map(
-        (d) => !code || code.rowPtr[d.offset + d.count] === code.rowPtr[d.offset],
-      );
-      const graph = pprGraph(run.segments, code ? [code] : [], { radius: 2, wRel, contextIn });
-      out.push(pprRelation(graph, { wRel }));
-    } else if (kind === 'section') {
-      // Fragments under the same heading or chapter (their labels, core/sections.ts) are
-      // related with equal weights (relations/section.ts; uniform measured in bench/quality.ts).
-      out.push(sectionRelation(sectionIds(run.segments, run.labels)));
-    }
+    const relation = cachedRelation(run, kind, wRel);
+    if (relation) out.push(relation);
   }
   return out;
+}
+
+/** The run's relation of one kind, built once per w_rel (null when its data is missing). */
+function cachedRelation(run: Run, kind: RunRelationKind, wRel: number): Relation | null {
+  run.relationCache ??= new Map();
+  const hit = run.relationCache.get(kind);
+  // Only context and the multi-hop walk depend on w_rel.
+  if (hit && (hit.wRel === wRel || (kind !== 'context' && kind !== 'ppr'))) return hit.relation;
+  const relation = buildRelation(run, kind, wRel);
+  if (relation) run.relationCache.set(kind, { wRel, relation });
+  return relation;
+}
+
+function buildRelation(run: Run, kind: RunRelationKind, wRel: number): Relation | null {
+  if (kind === 'context') return contextRelation(run.segments, wRel);
+  else if (kind === 'semantic' && run.semantic) return csrRelation('semantic', run.semantic);
+  else if (kind === 'code' && run.code) return csrRelation('code', run.code);
+  else if (kind === 'ppr') {
+    // The multi-hop relation (relations/ppr.ts) over the graph each kind of document was
+    // measured best with: books over the context edges (radius 2, the run's w_rel;
+    // bench/quality.ts), repositories over the code relation's edges alone ("ppr (code
+    // graph)", bench/repoeval.ts), weighted by reference counts where they are stored ("ppr
+    // (code graph) refs", code/references.ts). A document with code rows is a repository.
+    const code = run.pprCode;
+    const contextIn = run.documents.map(
+      (d) => !code || code.rowPtr[d.offset + d.count] === code.rowPtr[d.offset],
+    );
+    const graph = pprGraph(run.segments, code ? [code] : [], { radius: 2, wRel, contextIn });
+    return pprRelation(graph, { wRel });
+  } else if (kind === 'section') {
+    // Fragments under the same heading or chapter (their labels, core/sections.ts) are
+    // related with equal weights (relations/section.ts; uniform measured in bench/quality.ts).
+    return sectionRelation(sectionIds(run.segments, run.labels));
+  }
+  return null;
 }
 
 /** The fragments of the run not in `exclude`, ascending (all of them when nothing is excluded). */
@@ -340,7 +389,8 @@ export function rankRun(
   let top: Uint32Array;
   let merged: ReturnType<typeof selectWindowSpans> | undefined;
   if (o.mergeWindows) {
-    merged = selectWindowSpans(scores.final, runWindows(run), {
+    run.windows ??= runWindows(run);
+    merged = selectWindowSpans(scores.final, run.windows, {
       maxWindows: o.maxSelected,
       windowLines: o.windowLines,
       exclude: o.exclude,

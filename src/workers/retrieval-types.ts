@@ -92,7 +92,12 @@ export interface RetrievalResult {
   ends: Uint32Array;
   /** Word counts, the cost unit of the budget. */
   costs: Uint32Array;
+  /** Empty when `labelsOmitted`: the caller's earlier result of this `layout` holds them. */
   labels: string[];
+  /** The run's identity: the same documents, windows and labels while it is unchanged. */
+  layout?: string;
+  /** The labels were left out because the request named this `layout` (QueryRequest.layout). */
+  labelsOmitted?: boolean;
   independent: Float64Array;
   environmentByKind: Record<string, Float64Array>;
   environment: Float64Array;

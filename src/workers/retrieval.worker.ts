@@ -19,6 +19,8 @@ import {
 import {
   rankRun,
   buildRun,
+  runBm25,
+  runRelations,
   runIndependentScores,
   windowsOverlapping,
   type Run,
@@ -60,6 +62,27 @@ export interface QueryRequest {
   cursor?: CompletionCursor;
   /** Code: select by new lines and merge overlapping windows into spans (core/code/spans.ts). */
   mergeWindows?: boolean;
+  /**
+   * The `layout` of a result the caller keeps: when it is still the run's, the labels are left
+   * out of the answer (`labelsOmitted`), as they are the same (94,378 strings per slider move on
+   * a million-line repository).
+   */
+  layout?: string;
+}
+
+/**
+ * Get a question's documents ready before it is asked: read their indexes, build the run, its
+ * BM25 index and the relations of `settings` (the multi-hop graph of a large repository), so
+ * the first question only scores and walks. A question asked meanwhile waits for the same work.
+ */
+export type PrepareRequest = Pick<QueryRequest, 'docIds' | 'embedder' | 'semanticK' | 'settings'>;
+
+export interface PrepareResult {
+  /** Time spent here (0 when everything was already prepared). */
+  ms: number;
+  loadMs: number;
+  bm25Ms: number;
+  relationsMs: number;
 }
 
 export interface ExplainWindowRequest {
@@ -82,6 +105,8 @@ export interface RetrievalApi {
   [kind: string]: { payload: unknown; result: unknown };
   ping: { payload: null; result: { pong: true; crossOriginIsolated: boolean } };
   query: { payload: QueryRequest; result: RetrievalResult };
+  /** Read and build what a first question over these documents needs (PrepareRequest). */
+  prepare: { payload: PrepareRequest; result: PrepareResult };
   /** The graph neighbourhood behind a code window's relations (Eq. 8). */
   explainWindow: { payload: ExplainWindowRequest; result: ExplainWindowResult };
   /** Tune relations, alpha and w_rel for one document on pseudo-questions or labels (tune-handler.ts). */
@@ -92,7 +117,9 @@ export interface RetrievalApi {
 
 let library: Promise<Library> | null = null;
 const docs = new Map<string, Promise<RunDocumentIndex>>();
+/** The run of the last question; its key ends with a serial, new for every run built. */
 let lastRun: { key: string; run: Run } | null = null;
+let runSerial = 0;
 let lastScores: { key: string; independent: Float64Array; choice: ScoringChoice } | null = null;
 
 function openStore(): Promise<Library> {
@@ -143,7 +170,7 @@ async function getRun(
   req: Pick<QueryRequest, 'docIds' | 'embedder' | 'semanticK'>,
 ): Promise<{ key: string; run: Run }> {
   const key = JSON.stringify([req.docIds, req.embedder.id, req.semanticK]);
-  if (lastRun?.key === key) return lastRun;
+  if (lastRun?.key.startsWith(`${key}#`)) return lastRun;
   const loaded = await Promise.all(
     req.docIds.map((id) => {
       const cacheKey = `${id}\u0000${req.embedder.id}\u0000${req.semanticK}`;
@@ -156,7 +183,7 @@ async function getRun(
       return p;
     }),
   );
-  lastRun = { key, run: buildRun(loaded) };
+  lastRun = { key: `${key}#${++runSerial}`, run: buildRun(loaded) };
   lastScores = null;
   return lastRun;
 }
@@ -223,7 +250,8 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
     starts: run.starts.slice(),
     ends: run.ends.slice(),
     costs: run.costs.slice(),
-    labels: run.labels,
+    labels: req.layout === runKey ? [] : run.labels,
+    layout: runKey,
     independent: independent.slice(),
     environmentByKind: ranked.scores.environmentByKind,
     environment: ranked.scores.environment,
@@ -240,6 +268,7 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
     scoredBy: choice.scoring,
   };
   if (choice.notice) result.scoringNotice = choice.notice;
+  if (req.layout === runKey) result.labelsOmitted = true;
   if (req.maxSelected !== undefined) result.maxSelected = req.maxSelected;
   if (cursor) result.excluded = Uint32Array.from(excluded);
   if (ranked.spans) {
@@ -283,6 +312,18 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
     ),
   );
   return result;
+}
+
+async function prepare(req: PrepareRequest): Promise<PrepareResult> {
+  const t0 = performance.now();
+  const { run } = await getRun(req);
+  const t1 = performance.now();
+  const { settings } = req;
+  if (settings.scoring !== 'dense' && run.bm25 === null) runBm25(run);
+  const t2 = performance.now();
+  runRelations(run, settings.relations, settings.wRel);
+  const t3 = performance.now();
+  return { ms: t3 - t0, loadMs: t1 - t0, bm25Ms: t2 - t1, relationsMs: t3 - t2 };
 }
 
 let parser: CodeParser | null = null;
@@ -363,6 +404,7 @@ async function explainWindow(
 serveWorker(self as unknown as Parameters<typeof serveWorker>[0], {
   ping: () => ({ pong: true, crossOriginIsolated: self.crossOriginIsolated }),
   query: query as (payload: never, ctx: HandlerContext) => Promise<RetrievalResult>,
+  prepare: prepare as (payload: never) => Promise<PrepareResult>,
   explainWindow: explainWindow as (
     payload: never,
     ctx: HandlerContext,

@@ -25,7 +25,9 @@ import { CodePresetNote } from '../presets/CodePresetNote';
 import { CodeViewer, type InlineCompletion } from './CodeViewer';
 import { FileTree } from './FileTree';
 import {
+  cachedWindowsByFile,
   completionQuery,
+  newLayoutCache,
   fileHeat,
   fileKey,
   fileTree,
@@ -33,7 +35,6 @@ import {
   repositoryFilesOf,
   retrievedWindows,
   textBeforeLine,
-  windowsByFile,
   type RunWindow,
 } from './model';
 import {
@@ -93,6 +94,7 @@ export function CodeView({
   const [cursorLine, setCursorLine] = useState(1);
   const completion = useCompletion();
   const queryAbort = useRef<AbortController | null>(null);
+  const layout = useRef<{ layout: string; labels: string[] } | null>(null);
   const explained = useRef(new Map<string, Promise<ExplainedWindow>>());
   const docIds = useMemo(() => documents.map((d) => d.id), [documents]);
   const docKey = docIds.join(',');
@@ -127,8 +129,32 @@ export function CodeView({
     // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [docKey, sourceOf, onError]);
 
+  // Read the repositories' indexes and build what a first question needs (BM25, the multi-hop
+  // graph) in the retrieval worker now, while the question is being typed.
+  const prepareKey = JSON.stringify([docKey, settings.scoring, settings.relations]);
+  useEffect(() => {
+    if (docIds.length === 0) return;
+    const s = retrievalSettingsOf(settings);
+    void retrieval
+      .call('prepare', {
+        docIds,
+        embedder: embedderSpec(indexSettings),
+        semanticK: indexSettings.semanticK,
+        settings: s,
+      })
+      .catch(() => {
+        // The question reports any error itself.
+      });
+    // prepareKey stands for the documents and the settings that decide what is built.
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [prepareKey, retrieval, indexSettings]);
+
   const files = useMemo(
-    () => documents.map((doc) => ({ doc, files: repositoryFilesOf(doc) })),
+    () =>
+      documents.map((doc) => {
+        const list = repositoryFilesOf(doc);
+        return { doc, files: list, tree: fileTree(list.map((f) => f.path)) };
+      }),
     [documents],
   );
   const current =
@@ -145,7 +171,13 @@ export function CodeView({
     [currentFile, currentSource],
   );
 
-  const byFile = useMemo(() => (result ? windowsByFile(result) : null), [result]);
+  // The windows by file depend on the run's layout only, not on the scores: a re-rank of the
+  // same documents reuses them (94,378 labels parsed again per slider move otherwise).
+  const [layoutCache] = useState(newLayoutCache);
+  const byFile = useMemo(
+    () => (result ? cachedWindowsByFile(result, layoutCache) : null),
+    [result, layoutCache],
+  );
   const heat = useMemo(
     () => (result && byFile ? fileHeat(result, byFile) : null),
     [result, byFile],
@@ -181,21 +213,32 @@ export function CodeView({
       queryAbort.current = controller;
       setBusy(true);
       try {
-        const r = await retrieval.call(
-          'query',
-          {
-            question: req.kind === 'question' ? req.question : req.query,
-            docIds,
-            embedder: embedderSpec(indexSettings),
-            semanticK: indexSettings.semanticK,
-            settings: retrievalSettingsOf(s),
-            maxSelected: s.topWindows,
-            mergeWindows: true,
-            cursor: req.kind === 'completion' ? req.cursor : undefined,
-            listed: 40,
-          },
-          { signal: controller.signal },
-        );
+        const ask = (known: string | undefined) =>
+          retrieval.call(
+            'query',
+            {
+              question: req.kind === 'question' ? req.question : req.query,
+              docIds,
+              embedder: embedderSpec(indexSettings),
+              semanticK: indexSettings.semanticK,
+              settings: retrievalSettingsOf(s),
+              maxSelected: s.topWindows,
+              mergeWindows: true,
+              cursor: req.kind === 'completion' ? req.cursor : undefined,
+              listed: 40,
+              // The labels this view already holds are not sent again (a slider move).
+              layout: known,
+            },
+            { signal: controller.signal },
+          );
+        let r = await ask(layout.current?.layout);
+        const held = layout.current;
+        if (r.labelsOmitted && held && held.layout === r.layout) r.labels = held.labels;
+        else {
+          // Another layout meanwhile (cannot happen with one view asking in order): ask whole.
+          if (r.labelsOmitted) r = await ask(undefined);
+          if (r.layout) layout.current = { layout: r.layout, labels: r.labels };
+        }
         setResult(r);
         setRequest(req);
         setFocused((f) => (f !== null && f < r.final.length ? f : (r.selectedRanked[0] ?? null)));
@@ -342,12 +385,12 @@ export function CodeView({
       <div className="code__panel">
         <nav className="card code__files" aria-label="Files">
           <h2 className="card__title">Files</h2>
-          {files.map(({ doc, files: list }) => (
+          {files.map(({ doc, tree }) => (
             <div key={doc.id}>
               {files.length > 1 && <h3 className="code__repo">{doc.name}</h3>}
               <FileTree
                 docId={doc.id}
-                tree={fileTree(list.map((f) => f.path))}
+                tree={tree}
                 heat={heat}
                 max={heatMax}
                 open={current?.docId === doc.id ? current.path : null}

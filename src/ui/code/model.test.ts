@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import {
+  cachedWindowsByFile,
   completionQuery,
+  newLayoutCache,
   fileHeat,
   fileKey,
   fileTree,
@@ -47,6 +49,20 @@ function result(): RetrievalResult {
 }
 
 describe('the code panel model', () => {
+  it('parses the windows once per run layout, again when the layout or its labels change', () => {
+    const cache = newLayoutCache();
+    const r = result();
+    const first = cachedWindowsByFile(r, cache);
+    expect(first).toEqual(windowsByFile(r));
+    // A re-rank: new scores, the same labels handed back (or an equal copy).
+    expect(cachedWindowsByFile({ ...r, final: r.final.map((x) => x * 2) }, cache)).toBe(first);
+    expect(cachedWindowsByFile({ ...r, labels: [...r.labels] }, cache)).toBe(first);
+    // The same document re-indexed in place with other windows: parsed again.
+    const moved = { ...r, labels: ['a.js:1-20', 'a.js:11-30', 'lib/c.js:1-5', 'CHAPTER I'] };
+    expect(cachedWindowsByFile(moved, cache)).toEqual(windowsByFile(moved));
+    expect(cachedWindowsByFile(moved, cache).has(fileKey('r', 'lib/c.js'))).toBe(true);
+  });
+
   it('groups windows by file and gives each file its best final score, excluded windows aside', () => {
     const r = result();
     const byFile = windowsByFile(r);

@@ -51,6 +51,47 @@ export function windowsByFile(result: RetrievalResult): Map<string, RunWindow[]>
   return out;
 }
 
+/** The last run layout's windows by file (`cachedWindowsByFile`). */
+export interface LayoutCache {
+  key: string;
+  /** The labels the key was computed from (a re-rank hands the same array back). */
+  labels: readonly string[] | null;
+  byFile: Map<string, RunWindow[]> | null;
+}
+
+export function newLayoutCache(): LayoutCache {
+  return { key: '', labels: null, byFile: null };
+}
+
+/**
+ * `windowsByFile`, reused while the run's layout stays the same: a re-rank (a slider move) of
+ * the same documents sends the same windows with new scores, and parsing every label again
+ * cost a large repository a main-thread task per move.
+ */
+export function cachedWindowsByFile(
+  result: RetrievalResult,
+  cache: LayoutCache,
+): Map<string, RunWindow[]> {
+  if (cache.byFile && cache.labels === result.labels) return cache.byFile;
+  // A repository updated in place keeps its id: its labels stand in (a hash of them all).
+  let hash = 0x811c9dc5;
+  for (const label of result.labels) {
+    for (let k = 0; k < label.length; k++) hash = Math.imul(hash ^ label.charCodeAt(k), 0x01000193);
+    hash = Math.imul(hash ^ 10, 0x01000193);
+  }
+  const key = JSON.stringify([
+    result.documents.map((d) => [d.docId, d.offset, d.count]),
+    result.labels.length,
+    hash >>> 0,
+  ]);
+  if (cache.key !== key || !cache.byFile) {
+    cache.key = key;
+    cache.byFile = windowsByFile(result);
+  }
+  cache.labels = result.labels;
+  return cache.byFile;
+}
+
 export function fileKey(docId: string, path: string): string {
   return `${docId}\u0000${path}`;
 }

@@ -1,0 +1,121 @@
+/**
+ * The first question's path on a real repository (this folder's code, parsed with tree-sitter,
+ * its code relation and reference counts built as the index worker builds them), held to the
+ * path it replaced: BM25 over each window tokenized whole, and the multi-hop relation's graph,
+ * walk and contributions as first written (relations/ppr-reference.ts). Rankings, scores,
+ * selections and explanations must be identical, for the first question and for re-ranks that
+ * reuse the cached relation.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CodeParser } from '../models/code-syntax';
+import { nodeGrammarSource } from '../models/tree-sitter-node';
+import { bm25Scores, buildBm25Index, rescaleByMax } from './bm25';
+import { coverWindows } from './code/cover';
+import { buildCodeGraph, type CodeFile } from './code/graph';
+import { fileText, layoutRepository, repositoryWindows } from './code/layout';
+import { weightByReferences, windowReferenceCounts } from './code/references';
+import { summaryCodeRelationMatrix } from './code/summary';
+import { pprGraphReference, pprReference } from './relations/ppr-reference';
+import { defaultPprOptions } from './relations/ppr';
+import { buildRun, rankRun, runIndependentScores, type RunDocumentIndex } from './run';
+import { tokenize } from './tokenize';
+
+async function realRepository(): Promise<RunDocumentIndex> {
+  const parser = new CodeParser(nodeGrammarSource(path.resolve('node_modules')));
+  const raw: CodeFile[] = [];
+  for (const sub of ['code', 'relations']) {
+    const dir = path.resolve('src/core', sub);
+    for (const name of readdirSync(dir).sort()) {
+      if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
+      raw.push({
+        path: `${sub}/${name}`,
+        text: readFileSync(path.join(dir, name), 'utf8'),
+        syntax: null,
+      });
+    }
+  }
+  const layout = layoutRepository(raw);
+  const files: CodeFile[] = [];
+  for (let k = 0; k < raw.length; k++) {
+    const text = fileText(layout, k);
+    files.push({ path: raw[k].path, text, syntax: await parser.parse(raw[k].path, text) });
+  }
+  const graph = buildCodeGraph(files);
+  const { fragments, windows } = repositoryWindows('repo', layout);
+  const cover = coverWindows(
+    graph,
+    files.map((f) => f.text),
+    windows,
+  );
+  const code = summaryCodeRelationMatrix(graph, cover);
+  const codeReferences = windowReferenceCounts(files, windows, graph);
+  return {
+    docId: 'repo',
+    name: 'core',
+    source: layout.text,
+    starts: Uint32Array.from(fragments, (f) => f.start),
+    ends: Uint32Array.from(fragments, (f) => f.end),
+    words: Uint32Array.from(fragments, (f) => f.words ?? 0),
+    labels: fragments.map((f) => f.label ?? ''),
+    code,
+    codeReferences,
+  };
+}
+
+describe('the first question on a real repository, against the path it replaced', () => {
+  it('ranks, selects and explains identically with BM25 and the multi-hop relation', async () => {
+    const doc = await realRepository();
+    const n = doc.starts.length;
+    expect(n).toBeGreaterThan(300);
+    const questions = [
+      'How is the environment score of a window computed from its neighbours?',
+      'personalised pagerank seeds damping',
+      'parse the syntax tree into definitions and call sites',
+    ];
+    const run = buildRun([doc]);
+    // The old BM25: each window tokenized whole.
+    const oldIndex = buildBm25Index(
+      Array.from({ length: n }, (_, i) => tokenize(doc.source.slice(doc.starts[i], doc.ends[i]))),
+    );
+    // The old multi-hop graph over the reference-weighted code relation (run.ts, 'ppr').
+    const oldGraph = pprGraphReference(
+      [0, n],
+      [weightByReferences(doc.code!, doc.codeReferences!)],
+      { radius: 2, wRel: 0.3, contextIn: [false] },
+    );
+    for (const question of questions) {
+      const tokens = tokenize(question);
+      const independent = runIndependentScores(run, { tokens }, 'bm25');
+      expect([...independent]).toEqual([...rescaleByMax(bm25Scores(oldIndex, tokens))]);
+      const reference = pprReference(oldGraph, independent, defaultPprOptions);
+      for (const alpha of [0.5, 0.8, 1.25]) {
+        const options = {
+          alpha,
+          wRel: 0.3,
+          relations: ['ppr' as const],
+          listed: 40,
+          maxSelected: 10,
+          mergeWindows: true,
+        };
+        const ranked = rankRun(run, independent, options);
+        // A fresh run (nothing cached) ranks the same.
+        const fresh = rankRun(buildRun([doc]), independent, options);
+        expect([...ranked.scores.final]).toEqual([...fresh.scores.final]);
+        expect([...ranked.top]).toEqual([...fresh.top]);
+        expect(ranked.spans).toEqual(fresh.spans);
+        expect([...ranked.scores.environment]).toEqual([...reference.environment]);
+        const final = Float64Array.from(
+          independent,
+          (s, i) => s + alpha * reference.environment[i],
+        );
+        expect([...ranked.scores.final]).toEqual([...final]);
+        expect([...ranked.selection.ranked]).toEqual([...fresh.selection.ranked]);
+        for (const [i, e] of ranked.explanations) {
+          expect(e.byKind.ppr.contributions).toEqual(reference.contributions(i, 5));
+        }
+      }
+    }
+  }, 60_000);
+});
