@@ -113,6 +113,17 @@ async function main() {
   const rows = await timed('code relation: rows, this thread', () =>
     summaryCodeRelationRows(state.value, 0, n),
   );
+  const blocksHere = await timed(
+    `code relation: rows, this thread, in the pool's ${members * 4} ranges`,
+    () =>
+      mergeRowBlocks(
+        n,
+        summaryRowRanges(state.value, members * 4).map((r) =>
+          summaryCodeRelationRows(state.value, r.from, r.to),
+        ),
+      ),
+  );
+  if (blocksHere.value.col.length !== rows.value.col.length) throw new Error('ranges differ');
   const shared = await timed('code relation: state onto shared memory', () =>
     shareArrays(state.value, true),
   );
