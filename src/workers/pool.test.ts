@@ -123,6 +123,37 @@ describe('WorkerPool', () => {
     expect(made).toBe(2);
   });
 
+  it('an AbortError thrown by onProgress (a polled cancel flag) stops every busy member', async () => {
+    const terminated: number[] = [];
+    let made = 0;
+    const pool = new WorkerPool<TestApi>(() => {
+      const id = made++;
+      const member: PoolMember<TestApi> = {
+        call: (_kind, payload, options) =>
+          new Promise((resolve, reject) => {
+            options?.signal?.addEventListener('abort', () => reject(new AbortError()));
+            // The first task ends at once; the others never do by themselves.
+            if (payload === 1) setTimeout(() => resolve(1), 1);
+            else options?.onProgress?.({ stage: 's', done: 1, total: 2 });
+          }),
+        terminate: () => terminated.push(id),
+      };
+      return member;
+    }, 2);
+    let calls = 0;
+    const error = await pool
+      .map('echo', [1, 2, 3], {
+        onProgress: () => {
+          if (++calls >= 2) throw new AbortError();
+        },
+      })
+      .catch((e: unknown) => e);
+    expect(isAbortError(error)).toBe(true);
+    expect(terminated.length).toBeGreaterThanOrEqual(1);
+    // No member is left busy: every call that had not ended was stopped.
+    expect(made - terminated.length).toBeLessThanOrEqual(1);
+  });
+
   it('a member that fails or dies fails the call with a clear message; the next call works', async () => {
     let made = 0;
     const pool = new WorkerPool<TestApi>(() => {

@@ -75,11 +75,6 @@ export class WorkerPool<A extends Api> {
     const results: A[K]['result'][] = new Array(payloads.length);
     const done = new Float64Array(payloads.length);
     let sum = 0;
-    const report = (t: number, value: number) => {
-      sum += value - done[t];
-      done[t] = value;
-      onProgress?.(sum);
-    };
     // Every member's call is aborted through this controller: on the caller's abort, or on
     // the first failure (the other members' work is then of no use).
     const stop = new AbortController();
@@ -87,6 +82,18 @@ export class WorkerPool<A extends Api> {
     signal?.addEventListener('abort', onAbort, { once: true });
     let next = 0;
     let failure: unknown = null;
+    // onProgress may throw (an AbortError when the caller polls a cancel flag): that stops the
+    // call like an abort, busy members included, instead of escaping from a message handler.
+    const report = (t: number, value: number) => {
+      sum += value - done[t];
+      done[t] = value;
+      try {
+        onProgress?.(sum);
+      } catch (error) {
+        if (failure === null) failure = error;
+        stop.abort();
+      }
+    };
     const run = async (slot: number) => {
       while (next < payloads.length && !stop.signal.aborted) {
         const t = next++;
@@ -115,7 +122,7 @@ export class WorkerPool<A extends Api> {
       signal?.removeEventListener('abort', onAbort);
     }
     if (signal?.aborted) throw new AbortError();
-    if (failure !== null) throw poolFailure(failure);
+    if (failure !== null) throw isAbortError(failure) ? failure : poolFailure(failure);
     return results;
   }
 
