@@ -528,15 +528,27 @@ async function buildCodeRelation(
   const state = shareArrays(summaryCodeRelationState(graph, cover, { ...options, onProgress }));
   const n = state.windows;
   const ranges = summaryRowRanges(state, pool.size * TASKS_PER_MEMBER);
-  const blocks = await pool.map(
-    'codeRows',
-    ranges.map((r) => ({ state, from: r.from, to: r.to })),
-    {
-      signal: ctx.signal,
-      onProgress: (done) => onProgress(done, n),
-      units: (r) => r.to - r.from,
-    },
-  );
+  // The members poll the UI's flag and one set here on any stop (their loops are synchronous).
+  const stopFlag =
+    typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(4)) : null;
+  const cancelFlags = [cancelFlag, stopFlag].filter((f): f is Int32Array => f != null);
+  const setStop = () => stopFlag && Atomics.store(stopFlag, 0, 1);
+  ctx.signal.addEventListener('abort', setStop, { once: true });
+  const blocks = await pool
+    .map(
+      'codeRows',
+      ranges.map((r) => ({ state, from: r.from, to: r.to, cancelFlags })),
+      {
+        signal: ctx.signal,
+        onProgress: (done) => onProgress(done, n),
+        units: (r) => r.to - r.from,
+      },
+    )
+    .catch((error: unknown) => {
+      setStop();
+      throw error;
+    })
+    .finally(() => ctx.signal.removeEventListener('abort', setStop));
   return mergeRowBlocks(n, blocks);
 }
 

@@ -20,6 +20,12 @@ export interface CodeRowsRequest {
   state: SummaryState;
   from: number;
   to: number;
+  /**
+   * Int32Arrays over SharedArrayBuffers; any element 0 set to 1 stops the rows. The loop is
+   * synchronous, so neither a cancel message nor terminate() reaches it at once (Chromium
+   * forcibly ends a busy worker only after a delay of its own).
+   */
+  cancelFlags?: Int32Array[];
 }
 
 export interface PoolApi {
@@ -39,8 +45,11 @@ export function createPoolHandlers(grammars: GrammarSource) {
       });
     },
     codeRows: (req: CodeRowsRequest, ctx: HandlerContext): RowBlock => {
+      const flags = req.cancelFlags ?? [];
       const block = summaryCodeRelationRows(req.state, req.from, req.to, (done, total) => {
-        if (ctx.signal.aborted) throw new AbortError();
+        if (ctx.signal.aborted || flags.some((f) => Atomics.load(f, 0) !== 0)) {
+          throw new AbortError();
+        }
         ctx.progress({ stage: 'relate', done, total });
       });
       ctx.transfer(buffersOf(block.rowPtr, block.col, block.weight));

@@ -268,6 +268,29 @@ describe('the pooled parts of a repository index equal the single-worker path (s
     );
   });
 
+  it('a member building rows stops at a set cancel flag (its loop cannot read messages)', () => {
+    const code: CodeFile[] = files.slice(0, 20).map((f) => ({ ...f, syntax: null }));
+    const graph = buildCodeGraph(code);
+    const { windows } = repositoryWindows('r', layoutRepository(code));
+    const state = summaryCodeRelationState(
+      graph,
+      coverWindows(
+        graph,
+        code.map((f) => f.text),
+        windows,
+      ),
+    );
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const rows = (cancelFlags: Int32Array[]) =>
+      createPoolHandlers(grammars).codeRows(
+        { state, from: 0, to: state.windows, cancelFlags },
+        { signal: new AbortController().signal, progress: () => {}, transfer: () => {} },
+      );
+    expect(rows([flag]).rowPtr.length).toBe(state.windows + 1);
+    Atomics.store(flag, 0, 1);
+    expect(() => rows([new Int32Array(new SharedArrayBuffer(4)), flag])).toThrow(/cancelled/);
+  });
+
   it('indexes a zipped repository with a pool exactly as without one', async () => {
     const model = loadGloveFromDisk();
     const entries: Record<string, Uint8Array> = {};
