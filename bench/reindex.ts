@@ -127,7 +127,7 @@ for (const changed of [1, 10]) {
     ...Object.fromEntries(
       Object.keys(runs[0].r.timings).map((k) => [
         k,
-        round(median(runs.map((x) => x.r.timings[k as keyof Ok['timings']]))),
+        round(median(runs.map((x) => x.r.timings[k as keyof Ok['timings']] ?? 0))),
       ]),
     ),
   });

@@ -21,7 +21,8 @@
  * `SCALE_REPO_DIST=dist-scale2 nice -n 5 npx tsx bench/run.ts scale-repo`. Not part of
  * `npm test`. SCALE_REPO_ONLY picks runs (million, small, cancel); SCALE_REPO_SMALL_FILES sets the
  * small zip's file count (30,000); SCALE_REPO_TIMEOUT_S its time limit (300 s; a loaded machine
- * needs more). Each run also records the page's uncaught errors, console errors and crashes, and,
+ * needs more); SCALE_REPO_CANCEL_AT the seconds after the drop at which the cancel runs click
+ * Cancel (10,45,75). Each run also records the page's uncaught errors, console errors and crashes, and,
  * when a job ends without a document, every notice then on the page.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs';
@@ -659,7 +660,8 @@ export const scaleRepoSection: BenchSection = {
         );
       }
       if (only.includes('cancel')) {
-        for (const ms of [10_000, 45_000, 75_000]) {
+        const cancelAt = (process.env.SCALE_REPO_CANCEL_AT ?? '10,45,75').split(',').map(Number);
+        for (const ms of cancelAt.map((s) => s * 1000)) {
           await timed(() =>
             runOnce(browser, 'million.zip', bigZip, 120_000, { cancelAfterMs: ms }, log),
           );

@@ -18,6 +18,19 @@ import { strToU8, zipSync } from 'fflate';
 import { dropFiles } from './support/drop';
 import { startOpenAiServer, type OpenAiServer } from './support/openai-server';
 import { isLocal, openLocalPage } from './support/local-page';
+import { STATIC_EMBEDDER_ID } from '../src/core/embed/static';
+import { ingestFiles } from '../src/ingest/ingest';
+import { staticEmbedder } from '../src/models/embedder';
+import { nodeGrammarSource } from '../src/models/tree-sitter-node';
+import { InProcessClient } from '../src/workers/in-process';
+import {
+  createIndexHandlers,
+  POOL_MIN_FILES,
+  POOL_MIN_WINDOWS,
+  type IndexApi,
+  type IndexRepositoryResult,
+} from '../src/workers/index-handlers';
+import { loadGloveFromDisk } from '../test/glove';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PICOMATCH = resolve(HERE, '../node_modules/picomatch');
@@ -267,4 +280,62 @@ test('a folder is added through the folder picker', async () => {
   await expect(code().locator('button[data-path="picomatch.js"]')).toBeVisible();
   expect(problems).toEqual([]);
   expect(urls.filter((u) => !isLocal(u))).toEqual([]);
+});
+
+/** eslint's lib/ without its rules: 80-odd files that require each other, about 2,000 windows. */
+function eslintLibZip(): { zip: Uint8Array; files: Record<string, Uint8Array> } {
+  const root = resolve(HERE, '../node_modules/eslint/lib');
+  const files: Record<string, Uint8Array> = {};
+  const walk = (rel: string) => {
+    for (const entry of readdirSync(resolve(root, rel), { withFileTypes: true })) {
+      const p = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) {
+        if (p !== 'rules') walk(p);
+      } else if (entry.name.endsWith('.js'))
+        files[`eslint-lib/${p}`] = readFileSync(resolve(root, p));
+    }
+  };
+  walk('');
+  return { zip: zipSync(files), files };
+}
+
+// Issue 16: a repository above the pool's thresholds is parsed and related on the worker pool
+// (pool.worker.ts, started by the index worker); its graph and stored weights are those of the
+// single-worker path, computed here in Node with the same handlers.
+test('a larger repository is parsed and related on the worker pool, as one worker would', async () => {
+  const { zip } = eslintLibZip();
+  const model = loadGloveFromDisk();
+  const expected = (await new InProcessClient<IndexApi>(
+    createIndexHandlers({
+      ingest: (files, options) => ingestFiles(files, options),
+      loadEmbedder: async () => staticEmbedder(model),
+      grammars: nodeGrammarSource(resolve(HERE, '../node_modules')),
+    }),
+  ).call('indexRepository', {
+    docId: 'x',
+    source: { zip: new File([new Uint8Array(zip)], 'eslint-lib.zip') },
+    semanticK: 16,
+    embedder: { id: STATIC_EMBEDDER_ID, url: 'unused' },
+  })) as IndexRepositoryResult;
+  if (!expected.ok) throw new Error(expected.error.message);
+  expect(expected.report.files).toBeGreaterThanOrEqual(POOL_MIN_FILES);
+  expect(expected.report.windows).toBeGreaterThanOrEqual(POOL_MIN_WINDOWS);
+  const workers: string[] = [];
+  page.on('worker', (w) => workers.push(w.url()));
+  await dropFiles(page, [{ name: 'eslint-lib.zip', bytes: zip }]);
+  const report = page.locator('[data-testid="skip-report"]', { hasText: 'eslint-lib.zip' });
+  await expect(report.getByTestId('index-timings')).toBeVisible({ timeout: 60_000 });
+  const n = (x: number) => x.toLocaleString('en');
+  await expect(report).toContainText(
+    `${n(expected.report.files)} files indexed as ${n(expected.report.windows)} windows`,
+  );
+  const g = expected.report.graph!;
+  await expect(report.getByTestId('graph-stats')).toContainText(
+    `${n(g.definitions)} definitions, ${n(g.resolvedCalls)} of ${n(g.calls)} calls resolved`,
+  );
+  await expect(report.getByTestId('graph-stats')).toContainText(
+    `${n(expected.report.relationWeights)} window weights stored`,
+  );
+  expect(workers.filter((u) => /pool\.worker/.test(u)).length).toBeGreaterThanOrEqual(1);
+  expect(problems).toEqual([]);
 });

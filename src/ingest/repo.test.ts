@@ -2,6 +2,7 @@ import { strToU8, zipSync, type Zippable } from 'fflate';
 import { describe, expect, it } from 'vitest';
 import { isAbortError } from '../workers/protocol';
 import {
+  defaultRepoLimits,
   ingestRepositoryFolder,
   ingestRepositoryZip,
   sanitizePath,
@@ -247,6 +248,18 @@ describe('repository ingest: zip bombs', () => {
     });
     expect(!result.ok && result.error.message).toMatch(
       /lists 20 entries, more than the 10 allowed/,
+    );
+  });
+
+  it('reads folders of up to 100,000 files by default and refuses more with what to do', async () => {
+    expect(defaultRepoLimits.maxEntries).toBe(100_000);
+    const entries = Array.from({ length: 12 }, (_, k) => ({
+      path: `proj/f${k}.py`,
+      file: new Blob(['x = 1\n']),
+    }));
+    const result = await ingestRepositoryFolder('proj', entries, { limits: { maxEntries: 11 } });
+    expect(!result.ok && result.error.message).toMatch(
+      /“proj” holds 12 files, more than the 11 FragRel Lens reads\. Drop the source folder inside it/,
     );
   });
 

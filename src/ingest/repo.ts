@@ -43,7 +43,12 @@ import type { Progress } from '../workers/protocol';
 export interface RepoLimits {
   /** Largest source file kept, in bytes. */
   maxFileBytes: number;
-  /** Most entries a ZIP may list (files and directories), or files a folder may hold. */
+  /**
+   * Most entries a ZIP may list (files and directories), or files a folder may hold. What it
+   * guards: the listing itself (about 200 bytes an entry before anything is read) and the per-file
+   * work after it; the text kept is bounded apart by `maxRepositoryBytes` and the stored code
+   * relation by src/ingest/storable.ts. 100,000 (issue 16: "a folder of 100,000"); it was 50,000.
+   */
   maxEntries: number;
   /** Largest total uncompressed size a ZIP may declare, in bytes. */
   maxTotalBytes: number;
@@ -58,7 +63,7 @@ export interface RepoLimits {
 
 export const defaultRepoLimits: Readonly<RepoLimits> = Object.freeze({
   maxFileBytes: 1024 * 1024,
-  maxEntries: 50_000,
+  maxEntries: 100_000,
   maxTotalBytes: 2 * 1024 * 1024 * 1024,
   maxRatio: 100,
   ratioMinBytes: 1024 * 1024,

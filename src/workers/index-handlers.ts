@@ -36,7 +36,12 @@ import {
 import { defaultCodeRelationOptions, type CodeRelationOptions } from '../core/code/options';
 import type { FileSyntax } from '../core/code/syntax';
 import { windowReferenceCounts } from '../core/code/references';
-import { summaryCodeRelationMatrix } from '../core/code/summary';
+import {
+  mergeRowBlocks,
+  summaryCodeRelationMatrix,
+  summaryCodeRelationState,
+  summaryRowRanges,
+} from '../core/code/summary';
 import { splitProse } from '../core/fragment';
 import { labelFragments } from '../core/sections';
 import { EXACT_MAX_FRAGMENTS, semanticNeighbours } from '../core/relations/semantic';
@@ -68,6 +73,8 @@ import {
   type ReindexCounts,
 } from '../ingest/reindex';
 import type { HandlerContext } from './host';
+import { shareArrays, splitRanges, type WorkerPool } from './pool';
+import type { PoolApi } from './pool-handlers';
 import { AbortError, buffersOf, isAbortError, type Progress } from './protocol';
 
 export interface IndexDependencies {
@@ -91,6 +98,21 @@ export interface IndexDependencies {
    * the index worker's: semantic-pool-web.ts). Absent or null: built on this thread.
    */
   semanticPool?: () => SemanticPool | null;
+  /**
+   * Workers for the parallel parts of a repository's index (parsing, the code relation's rows);
+   * without it (or with one member) they run here, one after another, with the same result.
+   */
+  pool?: WorkerPool<PoolApi>;
+}
+
+/** Least files / windows worth a pool's start-up (its members load the grammars first). */
+export const POOL_MIN_FILES = 32;
+export const POOL_MIN_WINDOWS = 1024;
+/** Tasks per pool member: small enough shares that a slow one does not hold the others back. */
+const TASKS_PER_MEMBER = 4;
+
+function poolFor(pool: WorkerPool<PoolApi> | undefined, items: number, least: number) {
+  return pool && pool.size > 1 && items >= least ? pool : null;
 }
 
 /** Where the text comes from: a dropped file (read here, off the UI thread) or stored text. */
@@ -209,6 +231,8 @@ export interface IndexRepositoryTimings {
   embedMs: number;
   graphMs: number;
   relateMs: number;
+  /** Of relateMs, the code relation's part (the rest is the semantic relation's). */
+  codeRelateMs?: number;
 }
 
 export type IndexRepositoryResult =
@@ -422,6 +446,33 @@ export async function parseLayout(
   return { files, ...(await parseFiles(files, parser, signal, progress)) };
 }
 
+/**
+ * Parse the given files on the pool's members, in shares of about equal text, merged in file
+ * order (the same syntax and problems as parseFiles).
+ */
+export async function parseFilesOnPool(
+  files: readonly { path: string; text: string }[],
+  pool: WorkerPool<PoolApi>,
+  signal: AbortSignal,
+  progress: (p: Progress) => void,
+) {
+  progress({ stage: 'parse', done: 0, total: files.length });
+  const shares = splitRanges(
+    files.length,
+    pool.size * TASKS_PER_MEMBER,
+    (i) => files[i].text.length + 256,
+  ).map((r) => ({ files: files.slice(r.from, r.to) }));
+  const parts = await pool.map('parse', shares, {
+    signal,
+    onProgress: (done) => progress({ stage: 'parse', done, total: files.length }),
+    units: (share) => share.files.length,
+  });
+  return {
+    syntax: parts.flatMap((p) => p.syntax),
+    problems: parts.flatMap((p) => p.problems),
+  };
+}
+
 /** Parse the given files (stage 'parse'), giving the event loop a turn between files. */
 async function parseFiles(
   files: readonly { path: string; text: string }[],
@@ -482,23 +533,50 @@ function codeOptions(code: Partial<CodeRelationOptions> | undefined): CodeRelati
  * summarised form (8b, core/code/summary.ts), since the exact build is quadratic in a repository
  * (a million lines: about 36 minutes; docs/scale.md section 4).
  */
-function buildCodeRelation(
+async function buildCodeRelation(
   graph: CodeGraph,
   cover: WindowCover,
   options: CodeRelationOptions,
   ctx: HandlerContext,
   cancelFlag: Int32Array | undefined,
   report: (done: number, total: number) => void,
-): CsrMatrix {
-  return summaryCodeRelationMatrix(graph, cover, {
-    ...options,
-    onProgress: (done, total) => {
-      if (ctx.signal.aborted || (cancelFlag && Atomics.load(cancelFlag, 0) !== 0)) {
-        throw new AbortError();
-      }
-      report(done, total);
-    },
-  });
+  poolIn?: WorkerPool<PoolApi>,
+): Promise<CsrMatrix> {
+  const onProgress = (done: number, total: number) => {
+    if (ctx.signal.aborted || (cancelFlag && Atomics.load(cancelFlag, 0) !== 0)) {
+      throw new AbortError();
+    }
+    report(done, total);
+  };
+  const pool = poolFor(poolIn, cover.windows, POOL_MIN_WINDOWS);
+  if (!pool) return summaryCodeRelationMatrix(graph, cover, { ...options, onProgress });
+  // The shared part here (U, u, the candidates), then the rows on the pool by window ranges
+  // (independent given the state), merged in order: the same matrix (pool.test.ts).
+  const state = shareArrays(summaryCodeRelationState(graph, cover, { ...options, onProgress }));
+  const n = state.windows;
+  const ranges = summaryRowRanges(state, pool.size * TASKS_PER_MEMBER);
+  // The members poll the UI's flag and one set here on any stop (their loops are synchronous).
+  const stopFlag =
+    typeof SharedArrayBuffer === 'function' ? new Int32Array(new SharedArrayBuffer(4)) : null;
+  const cancelFlags = [cancelFlag, stopFlag].filter((f): f is Int32Array => f != null);
+  const setStop = () => stopFlag && Atomics.store(stopFlag, 0, 1);
+  ctx.signal.addEventListener('abort', setStop, { once: true });
+  const blocks = await pool
+    .map(
+      'codeRows',
+      ranges.map((r) => ({ state, from: r.from, to: r.to, cancelFlags })),
+      {
+        signal: ctx.signal,
+        onProgress: (done) => onProgress(done, n),
+        units: (r) => r.to - r.from,
+      },
+    )
+    .catch((error: unknown) => {
+      setStop();
+      throw error;
+    })
+    .finally(() => ctx.signal.removeEventListener('abort', setStop));
+  return mergeRowBlocks(n, blocks);
 }
 
 function emptyReport(
@@ -578,9 +656,12 @@ async function indexRepository(
 
   // Only files without a stored parse of the same content are parsed (src/ingest/reindex.ts).
   const fileTexts = layout.files.map((f, k) => ({ path: f.path, text: fileText(layout, k) }));
-  const parsed = await parseChangedFiles(fileTexts, req.previous?.parses ?? [], (changed) =>
-    parseFiles(changed, parser(), signal, ctx.progress),
-  );
+  const parsed = await parseChangedFiles(fileTexts, req.previous?.parses ?? [], (changed) => {
+    const pool = poolFor(deps.pool, changed.length, POOL_MIN_FILES);
+    return pool
+      ? parseFilesOnPool(changed, pool, signal, ctx.progress)
+      : parseFiles(changed, parser(), signal, ctx.progress);
+  });
   const t2 = performance.now();
 
   ctx.progress({ stage: 'split', done: 0, total: 1 });
@@ -613,10 +694,17 @@ async function indexRepository(
   const codeParams = codeOptions(req.code);
   // Cut to what one IndexedDB value can hold (src/ingest/storable.ts; the 30k-file zip's was 156 MB).
   const { matrix: code, perRow: codePerRowCut } = fitRelation(
-    buildCodeRelation(graph, cover, codeParams, ctx, req.cancelFlag, (done) =>
-      ctx.progress({ stage: 'relate', done, total: 2 * n }),
+    await buildCodeRelation(
+      graph,
+      cover,
+      codeParams,
+      ctx,
+      req.cancelFlag,
+      (done) => ctx.progress({ stage: 'relate', done, total: 2 * n }),
+      deps.pool,
     ),
   );
+  const t5b = performance.now();
   const semantic = await relate(deps, vectors, req.semanticK, ctx, (done) =>
     ctx.progress({ stage: 'relate', done: n + done, total: 2 * n }),
   );
@@ -680,11 +768,13 @@ async function indexRepository(
       embedMs: t4 - t3,
       graphMs: t5 - t4,
       relateMs: t6 - t5,
+      codeRelateMs: t5b - t5,
     },
   };
 }
 
 async function relateCode(
+  deps: IndexDependencies,
   parser: () => CodeParser,
   req: RelateCodeRequest,
   ctx: HandlerContext,
@@ -699,8 +789,14 @@ async function relateCode(
   );
   const codeParams = codeOptions(req.code);
   const { matrix: code } = fitRelation(
-    buildCodeRelation(index.graph, index.cover, codeParams, ctx, req.cancelFlag, (done, total) =>
-      ctx.progress({ stage: 'relate', done, total }),
+    await buildCodeRelation(
+      index.graph,
+      index.cover,
+      codeParams,
+      ctx,
+      req.cancelFlag,
+      (done, total) => ctx.progress({ stage: 'relate', done, total }),
+      deps.pool,
     ),
   );
   // Issue 13 hook (quality2): the reference counts are stored with the rebuilt relation too.
@@ -728,7 +824,7 @@ export function createIndexHandlers(deps: IndexDependencies) {
     embed: (req: EmbedRequest, ctx: HandlerContext) => embed(deps, req, ctx),
     indexRepository: (req: IndexRepositoryRequest, ctx: HandlerContext) =>
       indexRepository(deps, parser, req, ctx),
-    relateCode: (req: RelateCodeRequest, ctx: HandlerContext) => relateCode(parser, req, ctx),
+    relateCode: (req: RelateCodeRequest, ctx: HandlerContext) => relateCode(deps, parser, req, ctx),
     relate: async (req: RelateRequest, ctx: HandlerContext) => {
       const t0 = performance.now();
       const semantic = await relate(deps, req.vectors, req.semanticK, ctx);

@@ -2,16 +2,28 @@
 /**
  * @file The index worker: serves the indexing handlers (index-handlers.ts) off the UI thread.
  * Results cross as transferred buffers; the UI thread stores them in one transaction, so a
- * cancelled or failed index leaves nothing behind.
+ * cancelled or failed index leaves nothing behind. The parallel parts of a repository's index
+ * (parsing, the code relation's rows) go to a pool of workers, one per core (pool.ts); the
+ * semantic relation of a large document to its own pool of share workers (semantic-pool-web.ts).
  */
 import { ingestFiles } from '../ingest';
 import { loadEmbedder } from '../models/embedder';
 import { browserGrammarSource } from '../models/tree-sitter-browser';
 import { serveWorker, type Handler } from './host';
 import { createIndexHandlers } from './index-handlers';
+import { WorkerClient } from './client';
+import { WorkerPool } from './pool';
+import type { PoolApi } from './pool-handlers';
 import { webSemanticPool } from './semantic-pool-web';
 
 export type { IndexApi } from './index-handlers';
+
+const pool = new WorkerPool<PoolApi>(
+  () =>
+    new WorkerClient<PoolApi>(
+      new Worker(new URL('./pool.worker.ts', import.meta.url), { type: 'module' }),
+    ),
+);
 
 serveWorker(
   self as unknown as Parameters<typeof serveWorker>[0],
@@ -20,5 +32,6 @@ serveWorker(
     loadEmbedder,
     grammars: browserGrammarSource,
     semanticPool: webSemanticPool,
+    pool,
   }) as unknown as Record<string, Handler>,
 );

@@ -34,7 +34,11 @@ import { csrRelation, type CsrRelation } from '../relations/csr';
 import type { WindowCover } from './cover';
 import { StrongestPaths, type Adjacency } from './dijkstra';
 import { EDGE_CALL, EDGE_SYNTAX, type CodeGraph } from './graph';
-import { defaultCodeRelationOptions, type CodeRelationOptions } from './options';
+import {
+  defaultCodeRelationOptions,
+  type CodeEdgeWeights,
+  type CodeRelationOptions,
+} from './options';
 
 export interface CodeRelationBuildOptions extends CodeRelationOptions {
   /** Called now and then with windows done; throwing from it (an AbortError) stops the build. */
@@ -168,14 +172,18 @@ export class CodeStrengths {
   searches = 0;
   derived = 0;
 
+  private readonly weights: CodeEdgeWeights;
+
   constructor(
-    private readonly graph: CodeGraph,
+    /** The graph, or its contracted form already built (summary.ts hands it to pool workers). */
+    graph: CodeGraph | { contracted: ContractedGraph; weights: CodeEdgeWeights },
     readonly threshold: number = defaultCodeRelationOptions.threshold,
     private readonly cacheBytes = ROW_CACHE_BYTES,
     /** Most nodes one search settles (the strongest; summary.ts); Infinity: exact. */
     private readonly searchLimit = Infinity,
   ) {
-    this.contracted = contractCalls(graph);
+    this.contracted = 'contracted' in graph ? graph.contracted : contractCalls(graph);
+    this.weights = graph.weights;
     this.paths = new StrongestPaths(this.contracted.adjacency, threshold);
   }
 
@@ -248,7 +256,7 @@ export class CodeStrengths {
       }
     };
     if (callTargetNode[k] >= 0) {
-      const w = this.graph.weights;
+      const w = this.weights;
       offer(this.row(callParent[k]), w.syntax);
       offer(this.row(callTargetNode[k]), w.call);
     } else {

@@ -57,8 +57,15 @@ export interface SummaryCodeRelationOptions extends CodeRelationBuildOptions {
 }
 
 export const DEFAULT_SEARCH_LIMIT = 128;
-import { defaultCodeRelationOptions } from './options';
-import { CodeStrengths, keepStrongest, RowStore, type CodeRelationBuildOptions } from './relation';
+import { defaultCodeRelationOptions, type CodeEdgeWeights } from './options';
+import {
+  CodeStrengths,
+  contractCalls,
+  keepStrongest,
+  RowStore,
+  type CodeRelationBuildOptions,
+  type ContractedGraph,
+} from './relation';
 
 /** The code graph without its directory edges (the local graph of (8a)). */
 export function localGraph(graph: CodeGraph): CodeGraph {
@@ -87,7 +94,8 @@ export function localGraph(graph: CodeGraph): CodeGraph {
 
 /**
  * D(F, F') between file nodes through the directory tree, taken as 0 below the threshold; cached
- * per "current" file (rows are built file by file).
+ * per "current" file (rows are built file by file). Reads the tree from typed arrays only (each
+ * node's parent, each file's node), so a pool worker can build it from a SummaryState.
  */
 class DirectoryStrength {
   private readonly upStamp: Uint32Array;
@@ -99,15 +107,17 @@ class DirectoryStrength {
   readonly maxHops: number;
 
   constructor(
-    private readonly graph: CodeGraph,
-    private readonly threshold: number,
+    private readonly nodeParent: Int32Array,
+    private readonly fileNode: Int32Array,
+    private readonly directoryWeight: number,
+    threshold: number,
   ) {
-    const w = graph.weights.directory;
+    const w = directoryWeight;
     this.maxHops = w >= 1 ? Infinity : Math.floor(Math.log(threshold) / Math.log(w) + 1e-9);
-    this.upStamp = new Uint32Array(graph.nodes.length);
-    this.upHops = new Int32Array(graph.nodes.length);
-    this.fileStamp = new Uint32Array(graph.files.length);
-    this.fileValue = new Float64Array(graph.files.length);
+    this.upStamp = new Uint32Array(nodeParent.length);
+    this.upHops = new Int32Array(nodeParent.length);
+    this.fileStamp = new Uint32Array(fileNode.length);
+    this.fileValue = new Float64Array(fileNode.length);
   }
 
   private current = -1;
@@ -118,9 +128,9 @@ class DirectoryStrength {
     this.current = file;
     this.generation++;
     const g = this.generation;
-    const nodes = this.graph.nodes;
-    let d = nodes[this.graph.files[file].node].parent;
-    for (let h = 1; d >= 0 && h <= this.maxHops; h++, d = nodes[d].parent) {
+    const parent = this.nodeParent;
+    let d = parent[this.fileNode[file]];
+    for (let h = 1; d >= 0 && h <= this.maxHops; h++, d = parent[d]) {
       this.upStamp[d] = g;
       this.upHops[d] = h;
     }
@@ -131,13 +141,13 @@ class DirectoryStrength {
     if (other === this.current) return 1;
     const g = this.generation;
     if (this.fileStamp[other] === g) return this.fileValue[other];
-    const nodes = this.graph.nodes;
+    const parent = this.nodeParent;
     let value = 0;
-    let d = nodes[this.graph.files[other].node].parent;
-    for (let t = 1; d >= 0 && t < this.maxHops; t++, d = nodes[d].parent) {
+    let d = parent[this.fileNode[other]];
+    for (let t = 1; d >= 0 && t < this.maxHops; t++, d = parent[d]) {
       if (this.upStamp[d] === g) {
         const hops = t + this.upHops[d];
-        if (hops <= this.maxHops) value = Math.pow(this.graph.weights.directory, hops);
+        if (hops <= this.maxHops) value = Math.pow(this.directoryWeight, hops);
         break;
       }
     }
@@ -178,12 +188,75 @@ function mergeBest(lists: Best[], keep: number): Best {
   };
 }
 
-/** Eq. 8 by the summary (8b), as a CSR matrix (columns ascending in each row). */
-export function summaryCodeRelationMatrix(
+/**
+ * Everything a row of (8b) reads once the shared part is built: typed arrays and numbers only,
+ * so it crosses to pool workers as is. Rows are independent given it, so any split of the
+ * windows into ranges, each built by summaryCodeRelationRows and merged in order
+ * (mergeRowBlocks), gives exactly summaryCodeRelationMatrix's result.
+ */
+export interface SummaryState {
+  windows: number;
+  threshold: number;
+  maxPerRow: number;
+  searchLimit: number;
+  weights: CodeEdgeWeights;
+  /** The local graph (no directory edges) with call nodes contracted (relation.ts). */
+  contracted: ContractedGraph;
+  nodeParent: Int32Array;
+  nodeFile: Int32Array;
+  fileNode: Int32Array;
+  /** U(x) for every node. */
+  up: Float64Array;
+  /** u_j, each window's file (-1: no covering nodes), 1 / L_j. */
+  u: Float64Array;
+  windowFile: Int32Array;
+  invTotal: Float64Array;
+  cover: Omit<WindowCover, 'total'>;
+  /** The rank-one candidates of each file's rows: candidates[candidatePtr[f] .. [f + 1]). */
+  candidatePtr: Uint32Array;
+  candidates: Uint32Array;
+}
+
+/** The buffers of a state, for a transfer list (each worker needs its own copy, or shared ones). */
+export function summaryStateBuffers(state: SummaryState): ArrayBufferLike[] {
+  const c = state.contracted;
+  const v = state.cover;
+  return [
+    c.adjacency.ptr,
+    c.adjacency.node,
+    c.adjacency.weight,
+    c.incPtr,
+    c.incCall,
+    c.incWeight,
+    c.callParent,
+    c.callTargetNode,
+    state.nodeParent,
+    state.nodeFile,
+    state.fileNode,
+    state.up,
+    state.u,
+    state.windowFile,
+    state.invTotal,
+    v.windowPtr,
+    v.windowNode,
+    v.windowLength,
+    v.nodePtr,
+    v.nodeWindow,
+    v.nodeLength,
+    state.candidatePtr,
+    state.candidates,
+  ].map((a) => a.buffer);
+}
+
+/**
+ * The shared part of (8b): U (one local search per file), u, and each file's rank-one candidates
+ * (from the directories' best lists). Progress is reported as (0, windows) now and then.
+ */
+export function summaryCodeRelationState(
   graph: CodeGraph,
   cover: WindowCover,
   options: Partial<SummaryCodeRelationOptions> = {},
-): CsrMatrix {
+): SummaryState {
   const threshold = options.threshold ?? defaultCodeRelationOptions.threshold;
   const maxPerRow = options.maxPerRow ?? defaultCodeRelationOptions.maxPerRow;
   if (!(maxPerRow >= 1)) {
@@ -193,13 +266,22 @@ export function summaryCodeRelationMatrix(
   const nodes = graph.nodes;
   const nodeCount = nodes.length;
   const fileCount = graph.files.length;
-  const { windowPtr, windowNode, windowLength, total, nodePtr, nodeWindow, nodeLength } = cover;
+  const { windowPtr, windowNode, windowLength, total } = cover;
   const progress = options.onProgress;
 
   const searchLimit = options.searchLimit ?? DEFAULT_SEARCH_LIMIT;
-  const strengths = new CodeStrengths(localGraph(graph), threshold, undefined, searchLimit);
+  const contracted = contractCalls(localGraph(graph));
+  const strengths = new CodeStrengths(
+    { contracted, weights: graph.weights },
+    threshold,
+    undefined,
+    searchLimit,
+  );
   const value = new Float64Array(nodeCount);
   const touchedNodes = new Uint32Array(nodeCount);
+  const nodeParent = Int32Array.from(nodes, (x) => x.parent);
+  const nodeFile = Int32Array.from(nodes, (x) => x.file);
+  const fileNode = Int32Array.from(graph.files, (f) => f.node);
 
   // U(x) = S(x, F_x): the tree path up to the file (parents have lower ids: graph.ts), raised by
   // one local search from each file node where a call path is stronger (read at the file's own
@@ -214,10 +296,10 @@ export function summaryCodeRelationMatrix(
   }
   for (let f = 0; f < fileCount; f++) {
     if (progress && (f & 63) === 0) progress(0, n);
-    const count = strengths.from(graph.files[f].node, value, touchedNodes);
+    const count = strengths.from(fileNode[f], value, touchedNodes);
     for (let t = 0; t < count; t++) {
       const x = touchedNodes[t];
-      if (nodes[x].file === f && value[x] > up[x]) up[x] = value[x];
+      if (nodeFile[x] === f && value[x] > up[x]) up[x] = value[x];
       value[x] = 0;
     }
   }
@@ -232,20 +314,20 @@ export function summaryCodeRelationMatrix(
     let s = 0;
     for (let p = windowPtr[j]; p < windowPtr[j + 1]; p++) s += windowLength[p] * up[windowNode[p]];
     u[j] = s * invTotal[j];
-    windowFile[j] = nodes[windowNode[windowPtr[j]]].file;
+    windowFile[j] = nodeFile[windowNode[windowPtr[j]]];
   }
   const fileWindows: number[][] = Array.from({ length: fileCount }, () => []);
   for (let j = 0; j < n; j++) if (windowFile[j] >= 0) fileWindows[windowFile[j]].push(j);
 
   // Best lists per directory and depth below it (1 .. maxHops - 1), children before parents.
-  const dirs = new DirectoryStrength(graph, threshold);
+  const dirs = new DirectoryStrength(nodeParent, fileNode, w.directory, threshold);
   const maxDepth = Math.max(0, Math.min(dirs.maxHops - 1, 64));
   const keep = Number.isFinite(maxPerRow) ? maxPerRow + 1 : Infinity;
   const best = new Map<number, Best[]>();
   const filesIn = new Map<number, number[]>();
   const childDirs = new Map<number, number[]>();
   for (let f = 0; f < fileCount; f++) {
-    const d = nodes[graph.files[f].node].parent;
+    const d = nodeParent[fileNode[f]];
     if (d < 0) continue;
     if (!filesIn.has(d)) filesIn.set(d, []);
     filesIn.get(d)!.push(f);
@@ -284,9 +366,111 @@ export function summaryCodeRelationMatrix(
     best.set(d, lists);
   }
 
+  // Each file's rank-one candidates: its own windows (D = 1) and its ancestors' best lists at
+  // reachable depths; only the strongest maxPerRow + 1 by D u_j can matter to any row of the
+  // file (the rank-one term orders them the same way for every window of the file).
+  const candidatePtr = new Uint32Array(fileCount + 1);
+  const perFile: Uint32Array[] = [];
+  const inPool = new Int32Array(n);
+  for (let fi = 0; fi < fileCount; fi++) {
+    let kept = new Uint32Array(0);
+    if (fileWindows[fi].length > 0) {
+      dirs.from(fi);
+      const pool: number[] = [...fileWindows[fi]];
+      for (const j of pool) inPool[j] = fi + 1;
+      let d = nodeParent[fileNode[fi]];
+      for (let h = 1; d >= 0 && h < dirs.maxHops; h++, d = nodeParent[d]) {
+        const lists = best.get(d)!;
+        for (let depth = 1; depth <= Math.min(maxDepth, dirs.maxHops - h); depth++) {
+          for (const j of lists[depth - 1].window) {
+            if (inPool[j] === fi + 1) continue;
+            inPool[j] = fi + 1;
+            pool.push(j);
+          }
+        }
+      }
+      const cols = Uint32Array.from(pool);
+      const vals = Float64Array.from(pool, (j) => dirs.to(windowFile[j]) * u[j]);
+      kept = cols.slice(
+        0,
+        keepStrongest(cols, vals, cols.length, keep, new Float64Array(cols.length)),
+      );
+    }
+    perFile.push(kept);
+    candidatePtr[fi + 1] = candidatePtr[fi] + kept.length;
+  }
+  const candidates = new Uint32Array(candidatePtr[fileCount]);
+  perFile.forEach((c, f) => candidates.set(c, candidatePtr[f]));
+
+  return {
+    windows: n,
+    threshold,
+    maxPerRow,
+    searchLimit,
+    weights: { ...graph.weights },
+    contracted,
+    nodeParent,
+    nodeFile,
+    fileNode,
+    up,
+    u,
+    windowFile,
+    invTotal,
+    cover: {
+      windows: n,
+      windowPtr,
+      windowNode,
+      windowLength,
+      nodePtr: cover.nodePtr,
+      nodeWindow: cover.nodeWindow,
+      nodeLength: cover.nodeLength,
+    },
+    candidatePtr,
+    candidates,
+  };
+}
+
+/** Rows [from, to) of a CSR matrix: rowPtr starts at 0 (to - from + 1 entries). */
+export interface RowBlock {
+  rowPtr: Uint32Array;
+  col: Uint32Array;
+  weight: Float32Array;
+}
+
+/**
+ * Rows [from, to) of (8b) from the shared state. Each call keeps its own search cache and
+ * projections, so blocks can be built on different threads; a projection of a node whose windows
+ * straddle two blocks is computed once in each.
+ */
+export function summaryCodeRelationRows(
+  state: SummaryState,
+  from: number,
+  to: number,
+  onProgress?: (done: number, total: number) => void,
+): RowBlock {
+  const { threshold, maxPerRow, u, windowFile, invTotal, up, nodeFile } = state;
+  const n = state.windows;
+  const { windowPtr, windowNode, windowLength, nodePtr, nodeWindow, nodeLength } = state.cover;
+  const { candidatePtr, candidates: allCandidates } = state;
+  const nodeCount = state.nodeParent.length;
+  const strengths = new CodeStrengths(
+    { contracted: state.contracted, weights: state.weights },
+    threshold,
+    undefined,
+    state.searchLimit,
+  );
+  const dirs = new DirectoryStrength(
+    state.nodeParent,
+    state.fileNode,
+    state.weights.directory,
+    threshold,
+  );
+  const value = new Float64Array(nodeCount);
+  const touchedNodes = new Uint32Array(nodeCount);
+
   // Projections of the corrections P_k (sparse), dropped after the last window k covers.
   const lastUse = new Int32Array(nodeCount).fill(-1);
-  for (let i = 0; i < n; i++) {
+  for (let i = from; i < to; i++) {
     for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) lastUse[windowNode[p]] = i;
   }
   const projAcc = new Float64Array(n);
@@ -300,7 +484,7 @@ export function summaryCodeRelationMatrix(
       const l = touchedNodes[t];
       const s = value[l];
       value[l] = 0;
-      const c = s - uk * dirs.to(nodes[l].file) * up[l];
+      const c = s - uk * dirs.to(nodeFile[l]) * up[l];
       if (!(c > 0)) continue;
       for (let q = nodePtr[l]; q < nodePtr[l + 1]; q++) {
         const j = nodeWindow[q];
@@ -323,43 +507,22 @@ export function summaryCodeRelationMatrix(
   const rowCols = new Uint32Array(n);
   const rowVals = new Float64Array(n);
   const scratch = new Float64Array(n);
-  const rowPtr = new Uint32Array(n + 1);
+  const rowPtr = new Uint32Array(to - from + 1);
   const rows = new RowStore();
+  let fileCandidates: Uint32Array<ArrayBufferLike> = new Uint32Array(0);
   let currentFile = -1;
-  const inPool = new Int32Array(n);
-  /** The rank-one candidates of the current file: its own windows and its ancestors' best lists. */
-  let fileCandidates = new Uint32Array(0);
 
-  for (let i = 0; i < n; i++) {
-    if (progress && (i & 63) === 0) progress(i, n);
+  for (let i = from; i < to; i++) {
+    if (onProgress && ((i - from) & 63) === 0) onProgress(i - from, to - from);
     const fi = windowFile[i];
     if (fi < 0) {
-      rowPtr[i + 1] = rows.nnz;
+      rowPtr[i - from + 1] = rows.nnz;
       continue;
     }
     if (fi !== currentFile) {
       currentFile = fi;
       dirs.from(fi);
-      // Pool: the file's own windows (D = 1) and its ancestors' best lists at reachable depths;
-      // only the strongest maxPerRow + 1 by D u_j can matter to any row of this file (the
-      // rank-one term orders them the same way for every window of the file).
-      const pool: number[] = [...fileWindows[fi]];
-      for (const j of pool) inPool[j] = fi + 1;
-      let d = nodes[graph.files[fi].node].parent;
-      for (let h = 1; d >= 0 && h < dirs.maxHops; h++, d = nodes[d].parent) {
-        const lists = best.get(d)!;
-        for (let depth = 1; depth <= Math.min(maxDepth, dirs.maxHops - h); depth++) {
-          for (const j of lists[depth - 1].window) {
-            if (inPool[j] === fi + 1) continue;
-            inPool[j] = fi + 1;
-            pool.push(j);
-          }
-        }
-      }
-      const cols = Uint32Array.from(pool);
-      const vals = Float64Array.from(pool, (j) => dirs.to(windowFile[j]) * u[j]);
-      const kept = keepStrongest(cols, vals, cols.length, keep, new Float64Array(cols.length));
-      fileCandidates = cols.slice(0, kept);
+      fileCandidates = allCandidates.subarray(candidatePtr[fi], candidatePtr[fi + 1]);
     }
     let m = 0;
     for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) {
@@ -398,17 +561,76 @@ export function summaryCodeRelationMatrix(
     }
     kept = keepStrongest(rowCols, rowVals, kept, maxPerRow, scratch);
     rows.push(rowCols, rowVals, kept);
-    rowPtr[i + 1] = rows.nnz;
+    rowPtr[i - from + 1] = rows.nnz;
     for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) {
       const k = windowNode[p];
       if (lastUse[k] === i) projections.delete(k);
     }
   }
-  progress?.(n, n);
-  return {
-    size: n,
-    rowPtr,
-    col: rows.col.slice(0, rows.nnz),
-    weight: rows.weight.slice(0, rows.nnz),
-  };
+  onProgress?.(to - from, to - from);
+  return { rowPtr, col: rows.col.slice(0, rows.nnz), weight: rows.weight.slice(0, rows.nnz) };
+}
+
+/** Row blocks covering [0, n) in order, as one CSR matrix. */
+export function mergeRowBlocks(n: number, blocks: readonly RowBlock[]): CsrMatrix {
+  let nnz = 0;
+  let rowsSeen = 0;
+  for (const b of blocks) {
+    nnz += b.col.length;
+    rowsSeen += b.rowPtr.length - 1;
+  }
+  if (rowsSeen !== n) {
+    throw new Error(`FragRel: row blocks cover ${rowsSeen} rows, expected ${n}.`);
+  }
+  if (blocks.length === 1) return { size: n, ...blocks[0] };
+  const rowPtr = new Uint32Array(n + 1);
+  const col = new Uint32Array(nnz);
+  const weight = new Float32Array(nnz);
+  let row = 0;
+  let at = 0;
+  for (const b of blocks) {
+    for (let r = 1; r < b.rowPtr.length; r++) rowPtr[row + r] = at + b.rowPtr[r];
+    row += b.rowPtr.length - 1;
+    col.set(b.col, at);
+    weight.set(b.weight, at);
+    at += b.col.length;
+  }
+  return { size: n, rowPtr, col, weight };
+}
+
+/**
+ * Window ranges for the row blocks of a pool: about `parts` ranges of equal covering work, cut
+ * only at file boundaries (a projection is reused by the windows of one file).
+ */
+export function summaryRowRanges(
+  state: SummaryState,
+  parts: number,
+): { from: number; to: number }[] {
+  const n = state.windows;
+  if (n === 0) return [];
+  const { windowPtr } = state.cover;
+  const total = windowPtr[n] + n;
+  const ranges: { from: number; to: number }[] = [];
+  let from = 0;
+  for (let i = 1; i < n && ranges.length < parts - 1; i++) {
+    const goal = (total * (ranges.length + 1)) / parts;
+    if (windowPtr[i] + i < goal) continue;
+    if (state.windowFile[i] === state.windowFile[i - 1] && state.windowFile[i] >= 0) continue;
+    ranges.push({ from, to: i });
+    from = i;
+  }
+  ranges.push({ from, to: n });
+  return ranges;
+}
+
+/** Eq. 8 by the summary (8b), as a CSR matrix (columns ascending in each row). */
+export function summaryCodeRelationMatrix(
+  graph: CodeGraph,
+  cover: WindowCover,
+  options: Partial<SummaryCodeRelationOptions> = {},
+): CsrMatrix {
+  const progress = options.onProgress;
+  const state = summaryCodeRelationState(graph, cover, options);
+  const n = state.windows;
+  return mergeRowBlocks(n, [summaryCodeRelationRows(state, 0, n, progress)]);
 }

@@ -96,10 +96,21 @@ export function SkipReport({
       )}
       {entry.timings && (
         <p className="stats" data-testid="index-timings">
-          Indexed in {ms(Object.values(entry.timings).reduce((a: number, b: number) => a + b, 0))}:
-          read {ms(entry.timings.readMs)}, parse {ms(entry.timings.parseMs)}, split{' '}
+          Indexed in{' '}
+          {ms(
+            entry.timings.readMs +
+              entry.timings.parseMs +
+              entry.timings.splitMs +
+              entry.timings.embedMs +
+              entry.timings.graphMs +
+              entry.timings.relateMs,
+          )}
+          : read {ms(entry.timings.readMs)}, parse {ms(entry.timings.parseMs)}, split{' '}
           {ms(entry.timings.splitMs)}, embed {ms(entry.timings.embedMs)}, graph{' '}
-          {ms(entry.timings.graphMs)}, relate {ms(entry.timings.relateMs)} (before saving).
+          {ms(entry.timings.graphMs)}, relate {ms(entry.timings.relateMs)}
+          {entry.timings.codeRelateMs !== undefined &&
+            ` (code relation ${ms(entry.timings.codeRelateMs)})`}{' '}
+          (before saving).
         </p>
       )}
       {groups.length > 0 && (

@@ -1,0 +1,28 @@
+/**
+ * @file A pool member in Node (worker_threads) for bench/pool-node.ts: the app's pool handlers
+ * (src/workers/pool-handlers.ts) behind the same protocol host as the browser's pool.worker.ts.
+ */
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parentPort } from 'node:worker_threads';
+import { nodeGrammarSource } from '../src/models/tree-sitter-node';
+import { serveWorker, type Handler } from '../src/workers/host';
+import { createPoolHandlers } from '../src/workers/pool-handlers';
+import type { WorkerRequest, WorkerResponse } from '../src/workers/protocol';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const port = parentPort!;
+serveWorker(
+  {
+    addEventListener: (_type, listener) =>
+      port.on('message', (data: WorkerRequest) =>
+        listener({ data } as MessageEvent<WorkerRequest>),
+      ),
+    postMessage: (message: WorkerResponse, transfer?: Transferable[]) =>
+      port.postMessage(message, transfer as never),
+  },
+  createPoolHandlers(nodeGrammarSource(path.resolve(here, '../node_modules'))) as unknown as Record<
+    string,
+    Handler
+  >,
+);

@@ -1,0 +1,158 @@
+/**
+ * @file Issue 16, the worker pool in Node: the million-line repository of bench/scale-repo.ts
+ * parsed and related through the same functions as the index worker, once on this thread and
+ * once on a pool of real threads (worker_threads behind the app's WorkerClient and WorkerPool),
+ * with wall and CPU time (process.cpuUsage counts every thread) and a check that both give the
+ * same result. The browser's own figures come from bench/scale-repo.ts; this one separates the
+ * code relation's shared state from its rows, which the page does not show.
+ *
+ *   flock /tmp/bench.lock npx tsx bench/pool-node.ts [members=2]
+ *
+ * POOL_NODE_FILES=N keeps the first N files (a quick check).
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker as NodeWorker } from 'node:worker_threads';
+import { coverWindows } from '../src/core/code/cover';
+import { buildCodeGraph, type CodeFile } from '../src/core/code/graph';
+import { layoutRepository, repositoryWindows } from '../src/core/code/layout';
+import {
+  mergeRowBlocks,
+  summaryCodeRelationRows,
+  summaryCodeRelationState,
+  summaryRowRanges,
+} from '../src/core/code/summary';
+import { ingestRepositoryFolder } from '../src/ingest/repo';
+import { CodeParser, parseRepository } from '../src/models/code-syntax';
+import { nodeGrammarSource } from '../src/models/tree-sitter-node';
+import { WorkerClient } from '../src/workers/client';
+import { parseFilesOnPool } from '../src/workers/index-handlers';
+import { shareArrays, WorkerPool } from '../src/workers/pool';
+import type { PoolApi } from '../src/workers/pool-handlers';
+import { millionLines } from './scale-repo';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const log = (s: string) => process.stderr.write(`[pool-node] ${s}\n`);
+
+/** A worker_threads Worker shaped as the DOM Worker that WorkerClient expects. */
+function nodeWorker(): Worker {
+  const w = new NodeWorker(new URL('./pool-node-worker.mjs', import.meta.url));
+  return {
+    addEventListener: (type: string, f: (e: unknown) => void) => {
+      if (type === 'message') w.on('message', (data) => f({ data }));
+      else if (type === 'error') w.on('error', (e) => f({ message: e.message }));
+      else if (type === 'messageerror') w.on('messageerror', () => f({}));
+    },
+    postMessage: (m: unknown, transfer?: Transferable[]) => w.postMessage(m, transfer as never),
+    terminate: () => void w.terminate(),
+  } as unknown as Worker;
+}
+
+async function timed<T>(
+  what: string,
+  f: () => Promise<T> | T,
+): Promise<{ value: T; ms: number; cpuMs: number }> {
+  const cpu0 = process.cpuUsage();
+  const t = performance.now();
+  const value = await f();
+  const ms = performance.now() - t;
+  const c = process.cpuUsage(cpu0);
+  const cpuMs = (c.user + c.system) / 1000;
+  log(
+    `${what}: ${(ms / 1000).toFixed(2)} s wall, ${(cpuMs / 1000).toFixed(2)} s CPU; load ${os
+      .loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
+  return { value, ms, cpuMs };
+}
+
+async function main() {
+  const members = Number(process.argv[2] ?? 2);
+  const { sources } = millionLines();
+  const ingested = await ingestRepositoryFolder(
+    'million',
+    sources.map((s) => ({ path: s.zipPath, file: new Blob([new Uint8Array(s.bytes)]) })),
+  );
+  if (!ingested.ok) throw new Error(ingested.error.message);
+  const doc = ingested.document;
+  const files = doc.files
+    .slice(0, Number(process.env.POOL_NODE_FILES ?? Infinity))
+    .map((f) => ({ path: f.path, text: doc.text.slice(f.start, f.end) }));
+  const pool = new WorkerPool<PoolApi>(() => new WorkerClient<PoolApi>(nodeWorker()), members);
+  // Start the members and load their grammars before timing (the app's members stay warm too).
+  await pool.map(
+    'parse',
+    Array.from({ length: members }, () => ({ files: files.slice(0, 2) })),
+  );
+  const parser = new CodeParser(nodeGrammarSource(path.resolve(here, '../node_modules')));
+  await parser.parse(files[0].path, files[0].text);
+  const single = await timed(`parse ${files.length} files, this thread`, () =>
+    parseRepository(files, parser),
+  );
+  const pooled = await timed(`parse ${files.length} files, pool of ${members}`, () =>
+    parseFilesOnPool(files, pool, new AbortController().signal, () => {}),
+  );
+  if (JSON.stringify(pooled.value.syntax) !== JSON.stringify(single.value.syntax)) {
+    throw new Error('the pooled parse differs');
+  }
+  const code: CodeFile[] = files.map((f, k) => ({ ...f, syntax: single.value.syntax[k] }));
+  const graph = buildCodeGraph(code);
+  const { windows } = repositoryWindows('million', layoutRepository(code));
+  const cover = coverWindows(
+    graph,
+    code.map((f) => f.text),
+    windows,
+  );
+  const n = windows.length;
+  log(`${n} windows, ${graph.nodes.length} nodes`);
+  const state = await timed('code relation: shared state (U, u, candidates)', () =>
+    summaryCodeRelationState(graph, cover),
+  );
+  const rows = await timed('code relation: rows, this thread', () =>
+    summaryCodeRelationRows(state.value, 0, n),
+  );
+  const blocksHere = await timed(
+    `code relation: rows, this thread, in the pool's ${members * 4} ranges`,
+    () =>
+      mergeRowBlocks(
+        n,
+        summaryRowRanges(state.value, members * 4).map((r) =>
+          summaryCodeRelationRows(state.value, r.from, r.to),
+        ),
+      ),
+  );
+  if (blocksHere.value.col.length !== rows.value.col.length) throw new Error('ranges differ');
+  const shared = await timed('code relation: state onto shared memory', () =>
+    shareArrays(state.value, true),
+  );
+  const ranges = summaryRowRanges(shared.value, members * 4);
+  const pooledRows = await timed(
+    `code relation: rows, pool of ${members} (${ranges.length} ranges)`,
+    async () =>
+      mergeRowBlocks(
+        n,
+        await pool.map(
+          'codeRows',
+          ranges.map((r) => ({ state: shared.value, ...r })),
+        ),
+      ),
+  );
+  const a = rows.value;
+  const b = pooledRows.value;
+  if (
+    a.col.length !== b.col.length ||
+    a.col.some((c, t) => c !== b.col[t]) ||
+    a.weight.some((w, t) => w !== b.weight[t])
+  ) {
+    throw new Error('the pooled rows differ');
+  }
+  log(`equal: parse and code relation (${a.col.length} weights)`);
+  pool.terminate();
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

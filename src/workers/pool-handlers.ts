@@ -1,0 +1,59 @@
+/**
+ * @file What the index worker's pool members do (pool.ts, pool.worker.ts), as plain handlers so
+ * Node tests run them in-process: parse a share of a repository's files with tree-sitter, and
+ * build a range of the code relation's rows from its shared summary state (core/code/summary.ts).
+ * Both give exactly what the single-worker path gives for the same files or windows; the index
+ * worker merges the parts in order (index-handlers.ts).
+ */
+import { summaryCodeRelationRows, type RowBlock, type SummaryState } from '../core/code/summary';
+import { CodeParser, parseRepository, type RepositorySyntax } from '../models/code-syntax';
+import type { GrammarSource } from '../models/tree-sitter';
+import { createCheckpoint } from '../ingest/abort';
+import type { HandlerContext } from './host';
+import { AbortError, buffersOf } from './protocol';
+
+export interface ParseShareRequest {
+  files: { path: string; text: string }[];
+}
+
+export interface CodeRowsRequest {
+  state: SummaryState;
+  from: number;
+  to: number;
+  /**
+   * Int32Arrays over SharedArrayBuffers; any element 0 set to 1 stops the rows. The loop is
+   * synchronous, so neither a cancel message nor terminate() reaches it at once (Chromium
+   * forcibly ends a busy worker only after a delay of its own).
+   */
+  cancelFlags?: Int32Array[];
+}
+
+export interface PoolApi {
+  [kind: string]: { payload: unknown; result: unknown };
+  parse: { payload: ParseShareRequest; result: RepositorySyntax };
+  codeRows: { payload: CodeRowsRequest; result: RowBlock };
+}
+
+export function createPoolHandlers(grammars: GrammarSource) {
+  let parser: CodeParser | null = null;
+  return {
+    parse: async (req: ParseShareRequest, ctx: HandlerContext): Promise<RepositorySyntax> => {
+      parser ??= new CodeParser(grammars);
+      return parseRepository(req.files, parser, {
+        checkpoint: createCheckpoint(ctx.signal),
+        onProgress: (done, total) => ctx.progress({ stage: 'parse', done, total }),
+      });
+    },
+    codeRows: (req: CodeRowsRequest, ctx: HandlerContext): RowBlock => {
+      const flags = req.cancelFlags ?? [];
+      const block = summaryCodeRelationRows(req.state, req.from, req.to, (done, total) => {
+        if (ctx.signal.aborted || flags.some((f) => Atomics.load(f, 0) !== 0)) {
+          throw new AbortError();
+        }
+        ctx.progress({ stage: 'relate', done, total });
+      });
+      ctx.transfer(buffersOf(block.rowPtr, block.col, block.weight));
+      return block;
+    },
+  };
+}

@@ -1,0 +1,214 @@
+/**
+ * @file A pool of workers for work that splits into independent tasks (issue 16: "work that can
+ * run in parallel runs in a pool of workers sized to the machine's cores; large arrays cross as
+ * transferred buffers"). Used by the index worker for tree-sitter parsing (files split across
+ * workers) and for the code relation's rows (window ranges split across workers).
+ *
+ * `map` hands tasks out one at a time to whichever member is free, so a slow task does not hold
+ * the others back, and returns the results in task order: merging them in order gives what one
+ * worker would have given.
+ *
+ * Cancelling: a member busy in a synchronous loop cannot read a `cancel` message until the loop
+ * ends, so an abort TERMINATES every busy member at once (the call rejects with an AbortError at
+ * once too); new members are started on the next call. A member that dies (an uncaught error, a
+ * script that would not load, an answer that could not be read) fails the call with a message
+ * that says so, and is replaced on the next call.
+ *
+ * Members are created by a factory: real Workers behind WorkerClient in the browser, or
+ * InProcessClient (in-process.ts) in Node tests, where tasks run one after another on the calling
+ * thread: the same splitting and merging, so tests can assert that the pooled result equals the
+ * single-worker one.
+ */
+import type { Caller, CallOptions } from './client';
+import { AbortError, isAbortError, type Progress } from './protocol';
+
+type Api = Record<string, { payload: unknown; result: unknown }>;
+
+/** One member: a Caller that can be stopped (a Worker is terminated; in-process: nothing to do). */
+export interface PoolMember<A extends Api> extends Caller<A> {
+  terminate?: () => void;
+}
+
+/** Pool size for this machine: its logical cores (navigator.hardwareConcurrency), at least 1. */
+export function poolSize(cores: number | undefined = globalThis.navigator?.hardwareConcurrency) {
+  return Math.max(1, Math.floor(cores ?? 1) || 1);
+}
+
+export interface MapOptions<P> {
+  signal?: AbortSignal;
+  /** Sum of the tasks' latest `done`, whenever one of them reports progress or ends. */
+  onProgress?: (done: number) => void;
+  /** Buffers to transfer with a task's payload (the caller must not touch them again). */
+  transfer?: (payload: P, index: number) => Transferable[];
+  /** Units a finished task counts in onProgress (default: its last reported `done`). */
+  units?: (payload: P, index: number) => number;
+}
+
+export class WorkerPool<A extends Api> {
+  private readonly members: (PoolMember<A> | null)[];
+
+  constructor(
+    private readonly create: () => PoolMember<A>,
+    readonly size: number = poolSize(),
+  ) {
+    if (!(size >= 1)) throw new Error(`A worker pool needs at least one worker, got ${size}.`);
+    this.members = Array.from({ length: size }, () => null);
+  }
+
+  private member(slot: number): PoolMember<A> {
+    return (this.members[slot] ??= this.create());
+  }
+
+  private drop(slot: number): void {
+    this.members[slot]?.terminate?.();
+    this.members[slot] = null;
+  }
+
+  /** Run `kind` on every payload, at most `size` at a time; results in payload order. */
+  async map<K extends keyof A & string>(
+    kind: K,
+    payloads: readonly A[K]['payload'][],
+    options: MapOptions<A[K]['payload']> = {},
+  ): Promise<A[K]['result'][]> {
+    const { signal, onProgress, transfer, units } = options;
+    if (signal?.aborted) throw new AbortError();
+    const results: A[K]['result'][] = new Array(payloads.length);
+    const done = new Float64Array(payloads.length);
+    let sum = 0;
+    // Every member's call is aborted through this controller: on the caller's abort, or on
+    // the first failure (the other members' work is then of no use).
+    const stop = new AbortController();
+    const onAbort = () => stop.abort();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let next = 0;
+    let failure: unknown = null;
+    // onProgress may throw (an AbortError when the caller polls a cancel flag): that stops the
+    // call like an abort, busy members included, instead of escaping from a message handler.
+    const report = (t: number, value: number) => {
+      sum += value - done[t];
+      done[t] = value;
+      try {
+        onProgress?.(sum);
+      } catch (error) {
+        if (failure === null) failure = error;
+        stop.abort();
+      }
+    };
+    const run = async (slot: number) => {
+      while (next < payloads.length && !stop.signal.aborted) {
+        const t = next++;
+        const payload = payloads[t];
+        const call: CallOptions = {
+          signal: stop.signal,
+          onProgress: (p: Progress) => report(t, p.done),
+          transfer: transfer?.(payload, t) ?? [],
+        };
+        try {
+          results[t] = await this.member(slot).call(kind, payload, call);
+        } catch (error) {
+          // A busy member cannot read a cancel message: stop it now (issue 16: within 1 s).
+          this.drop(slot);
+          if (failure === null && !(isAbortError(error) && stop.signal.aborted)) failure = error;
+          stop.abort();
+          return;
+        }
+        report(t, units ? units(payload, t) : done[t]);
+      }
+    };
+    try {
+      const lanes = Math.min(this.size, payloads.length);
+      await Promise.all(Array.from({ length: lanes }, (_, slot) => run(slot)));
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
+    }
+    if (signal?.aborted) throw new AbortError();
+    if (failure !== null) throw isAbortError(failure) ? failure : poolFailure(failure);
+    return results;
+  }
+
+  /** Stop every member (a later call starts new ones). */
+  terminate(): void {
+    for (let slot = 0; slot < this.size; slot++) this.drop(slot);
+  }
+}
+
+/** A member's failure as the error the UI shows: says it was a pool worker, keeps the cause. */
+function poolFailure(error: unknown): Error {
+  const why = error instanceof Error ? error.message : String(error);
+  const out = new Error(
+    why.startsWith('A background worker')
+      ? why
+      : `A background worker of the indexing pool failed: ${why}`,
+  );
+  out.name = error instanceof Error && error.name === 'WorkerFailure' ? 'WorkerFailure' : 'Error';
+  return out;
+}
+
+/**
+ * Split `count` items into at most `parts` contiguous ranges of about equal cost (`cost(i)`, e.g.
+ * a file's length), each [from, to). Empty when count is 0.
+ */
+export function splitRanges(
+  count: number,
+  parts: number,
+  cost: (i: number) => number = () => 1,
+): { from: number; to: number }[] {
+  if (count === 0) return [];
+  let total = 0;
+  for (let i = 0; i < count; i++) total += cost(i);
+  const n = Math.max(1, Math.min(parts, count));
+  const ranges: { from: number; to: number }[] = [];
+  let from = 0;
+  let acc = 0;
+  for (let i = 0; i < count; i++) {
+    acc += cost(i);
+    const goal = (total * (ranges.length + 1)) / n;
+    if (acc >= goal && ranges.length < n - 1 && i + 1 < count) {
+      ranges.push({ from, to: i + 1 });
+      from = i + 1;
+    }
+  }
+  ranges.push({ from, to: count });
+  return ranges;
+}
+
+type TypedArray =
+  | Int8Array
+  | Uint8Array
+  | Uint8ClampedArray
+  | Int16Array
+  | Uint16Array
+  | Int32Array
+  | Uint32Array
+  | Float32Array
+  | Float64Array;
+
+/**
+ * The same plain data with every typed array copied onto a SharedArrayBuffer, when this context
+ * may share memory (cross-origin isolated, as our pages are): then one copy serves every member
+ * of a pool instead of one structured clone per task. Elsewhere (or without isolation) the value
+ * is returned as is and crosses by copy. Nobody writes to shared arrays after this.
+ */
+export function shareArrays<T>(
+  value: T,
+  canShare: boolean = typeof SharedArrayBuffer !== 'undefined' &&
+    (globalThis as { crossOriginIsolated?: boolean }).crossOriginIsolated === true,
+): T {
+  if (!canShare) return value;
+  const copy = (v: unknown): unknown => {
+    if (ArrayBuffer.isView(v) && !(v instanceof DataView)) {
+      const a = v as TypedArray;
+      if (a.buffer instanceof SharedArrayBuffer) return a;
+      const Ctor = a.constructor as new (b: SharedArrayBuffer) => TypedArray;
+      const out = new Ctor(new SharedArrayBuffer(a.byteLength));
+      out.set(a as never);
+      return out;
+    }
+    if (Array.isArray(v)) return v.map(copy);
+    if (v !== null && typeof v === 'object' && Object.getPrototypeOf(v) === Object.prototype) {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, copy(x)]));
+    }
+    return v;
+  };
+  return copy(value) as T;
+}
