@@ -6,15 +6,10 @@
  * selections and explanations must be identical, for the first question and for re-ranks that
  * reuse the cached relation.
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CodeParser } from '../models/code-syntax';
-import { nodeGrammarSource } from '../models/tree-sitter-node';
+import { laidOutRepository, sourceFiles } from '../../test/code-repository';
 import { bm25Scores, buildBm25Index, rescaleByMax } from './bm25';
-import { coverWindows } from './code/cover';
-import { buildCodeGraph, type CodeFile } from './code/graph';
-import { fileText, layoutRepository, repositoryWindows } from './code/layout';
 import { weightByReferences, windowReferenceCounts } from './code/references';
 import { summaryCodeRelationMatrix } from './code/summary';
 import { pprGraphReference, pprReference } from './relations/ppr-reference';
@@ -23,31 +18,8 @@ import { buildRun, rankRun, runIndependentScores, type RunDocumentIndex } from '
 import { tokenize } from './tokenize';
 
 async function realRepository(): Promise<RunDocumentIndex> {
-  const parser = new CodeParser(nodeGrammarSource(path.resolve('node_modules')));
-  const raw: CodeFile[] = [];
-  for (const sub of ['code', 'relations']) {
-    const dir = path.resolve('src/core', sub);
-    for (const name of readdirSync(dir).sort()) {
-      if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
-      raw.push({
-        path: `${sub}/${name}`,
-        text: readFileSync(path.join(dir, name), 'utf8'),
-        syntax: null,
-      });
-    }
-  }
-  const layout = layoutRepository(raw);
-  const files: CodeFile[] = [];
-  for (let k = 0; k < raw.length; k++) {
-    const text = fileText(layout, k);
-    files.push({ path: raw[k].path, text, syntax: await parser.parse(raw[k].path, text) });
-  }
-  const graph = buildCodeGraph(files);
-  const { fragments, windows } = repositoryWindows('repo', layout);
-  const cover = coverWindows(
-    graph,
-    files.map((f) => f.text),
-    windows,
+  const { layout, files, graph, windows, fragments, cover } = await laidOutRepository(
+    sourceFiles(['src/core/code', 'src/core/relations'], { prefix: (f) => path.basename(f) }),
   );
   const code = summaryCodeRelationMatrix(graph, cover);
   const codeReferences = windowReferenceCounts(files, windows, graph);

@@ -4,7 +4,7 @@ import { zipSync } from 'fflate';
 import { describe, expect, it, vi } from 'vitest';
 import { coverWindows } from '../core/code/cover';
 import { buildCodeGraph, type CodeFile } from '../core/code/graph';
-import { fileText, layoutRepository, repositoryWindows } from '../core/code/layout';
+import { layoutRepository, repositoryWindows } from '../core/code/layout';
 import {
   mergeRowBlocks,
   summaryCodeRelationMatrix,
@@ -18,6 +18,7 @@ import { ingestFiles } from '../ingest/ingest';
 import { CodeParser, parseRepository } from '../models/code-syntax';
 import { staticEmbedder } from '../models/embedder';
 import { nodeGrammarSource } from '../models/tree-sitter-node';
+import { laidOutRepository } from '../../test/code-repository';
 import { loadGloveFromDisk } from '../../test/glove';
 import { WorkerClient, type Caller } from './client';
 import { InProcessClient } from './in-process';
@@ -231,21 +232,8 @@ describe('the pooled parts of a repository index equal the single-worker path (s
   });
 
   it('builds the code relation by window ranges, merged in order, exactly as one loop does', async () => {
-    const parser = new CodeParser(grammars);
-    const layout = layoutRepository(files.map((f) => ({ ...f, syntax: null })));
-    const code: CodeFile[] = [];
-    for (let k = 0; k < files.length; k++) {
-      const text = fileText(layout, k);
-      code.push({ path: files[k].path, text, syntax: await parser.parse(files[k].path, text) });
-    }
-    const graph = buildCodeGraph(code);
+    const { graph, cover } = await laidOutRepository(files, new CodeParser(grammars), 'r');
     expect(graph.stats.resolvedCalls).toBeGreaterThan(200);
-    const { windows } = repositoryWindows('r', layoutRepository(code));
-    const cover = coverWindows(
-      graph,
-      code.map((f) => f.text),
-      windows,
-    );
     const single = summaryCodeRelationMatrix(graph, cover);
     const state = summaryCodeRelationState(graph, cover);
     const n = state.windows;

@@ -2,14 +2,8 @@
  * The summarised Eq. 8 against the exact one on a real repository: this folder's own TypeScript
  * (src/core/code), parsed with tree-sitter as the app does.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CodeParser } from '../../models/code-syntax';
-import { nodeGrammarSource } from '../../models/tree-sitter-node';
-import { coverWindows } from './cover';
-import { buildCodeGraph, type CodeFile } from './graph';
-import { fileText, layoutRepository, repositoryWindows } from './layout';
+import { laidOutRepository, sourceFiles } from '../../../test/code-repository';
 import { codeRelationMatrix } from './relation';
 import { summaryCodeRelationMatrix } from './summary';
 import type { CsrMatrix } from '../types';
@@ -24,28 +18,12 @@ function rows(m: CsrMatrix): Map<number, number>[] {
 
 describe('the summarised Eq. 8 on a real repository (src/core/code)', () => {
   it('stays below Eq. 8 (within the threshold) and keeps most of its strongest weights', async () => {
-    const parser = new CodeParser(nodeGrammarSource(path.resolve('node_modules')));
-    const dir = path.resolve('src/core/code');
-    const raw: CodeFile[] = [];
-    for (const name of readdirSync(dir).sort()) {
-      if (!name.endsWith('.ts')) continue;
-      const text = readFileSync(path.join(dir, name), 'utf8');
-      raw.push({ path: `code/${name}`, text, syntax: null });
-    }
-    const layout = layoutRepository(raw);
-    const files: CodeFile[] = [];
-    for (let k = 0; k < raw.length; k++) {
-      const text = fileText(layout, k);
-      files.push({ path: raw[k].path, text, syntax: await parser.parse(raw[k].path, text) });
-    }
-    const graph = buildCodeGraph(files);
-    expect(graph.stats.resolvedCalls).toBeGreaterThan(50);
-    const { windows } = repositoryWindows('r', layoutRepository(files));
-    const cover = coverWindows(
-      graph,
-      files.map((f) => f.text),
-      windows,
+    const { graph, cover } = await laidOutRepository(
+      sourceFiles(['src/core/code'], { prefix: () => 'code', includeTests: true }),
+      undefined,
+      'r',
     );
+    expect(graph.stats.resolvedCalls).toBeGreaterThan(50);
     const threshold = 1e-3;
     const exact = rows(codeRelationMatrix(graph, cover, { maxPerRow: Infinity }));
     const approx = rows(summaryCodeRelationMatrix(graph, cover, { maxPerRow: Infinity }));
