@@ -14,17 +14,13 @@
  * Run: `npx tsx bench/scale-chromium-pool.ts` (writes bench/results/scale-chromium-pool.json).
  * SCALE_CHROMIUM_ORDER (default `1t,2w,1w,2w,1t`).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { chromium } from 'playwright';
-import { embedTexts } from '../src/core/embed/static';
-import { splitProse } from '../src/core/fragment';
-import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
 import { chromiumArgs } from '../playwright.config';
 import { machine, writeResults } from './results-file';
-import { head, project } from './scale';
+import { head, libraryVectors, project } from './scale';
 
 const ORIGIN = 'http://localhost:4193';
 const ORDER = (process.env.SCALE_CHROMIUM_ORDER ?? '1t,2w,1w,2w,1t').split(',');
@@ -84,17 +80,7 @@ const bundle = async (contents: string) =>
 const pageJs = await bundle(pageEntry);
 const workerJs = await bundle(`import ${src('../src/workers/semantic-share.worker.ts')};`);
 
-const dir = sharedDatasetPath('gutenberg');
-const text = readdirSync(dir)
-  .filter((f) => f.endsWith('.txt'))
-  .sort()
-  .map((f) => readFileSync(`${dir}/${f}`, 'utf8'))
-  .join('\n\n');
-const fragments = splitProse('library', text, { wordsPerFragment: 15 }).slice(0, 100_000);
-const vectors = embedTexts(
-  loadGloveFromDisk(),
-  fragments.map((f) => text.slice(f.start, f.end)),
-);
+const { vectors } = libraryVectors();
 // SCALE_CHROMIUM_FRAGMENTS: a smaller 100-d run only (a smoke test of the bench itself).
 const smoke = Number(process.env.SCALE_CHROMIUM_FRAGMENTS ?? 0);
 const sets = smoke

@@ -11,16 +11,13 @@
  *
  * Run: `nice -n 10 npx tsx bench/scale-chromium.ts` (writes bench/results/scale-chromium.json).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { chromium } from 'playwright';
-import { embedTexts } from '../src/core/embed/static';
-import { splitProse } from '../src/core/fragment';
-import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
 import { chromiumArgs } from '../playwright.config';
 import { machine, writeResults } from './results-file';
+import { libraryVectors } from './scale';
 
 // `simd` filters on i16 rows, `simd-f32` on the f32 rows (the kernel before the i16 filter),
 // alternated so that a change of load falls on both.
@@ -47,17 +44,7 @@ const bundle = await build({
   format: 'iife',
   write: false,
 });
-const dir = sharedDatasetPath('gutenberg');
-const text = readdirSync(dir)
-  .filter((f) => f.endsWith('.txt'))
-  .sort()
-  .map((f) => readFileSync(`${dir}/${f}`, 'utf8'))
-  .join('\n\n');
-const fragments = splitProse('library', text, { wordsPerFragment: 15 }).slice(0, 100_000);
-const vectors = embedTexts(
-  loadGloveFromDisk(),
-  fragments.map((f) => text.slice(f.start, f.end)),
-);
+const { vectors } = libraryVectors();
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: chromiumArgs });
 const rows: { fragments: number; kernel: string; ms: number; loadAverage: number }[] = [];
 try {

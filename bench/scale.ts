@@ -208,6 +208,28 @@ function relationRun(
   };
 }
 
+/**
+ * The scale library as the Chromium benches use it (untimed): the Gutenberg books read in name
+ * order, cut into FRAGMENT_WORDS-word fragments, the first FRAGMENTS of them embedded with GloVe.
+ */
+export function libraryVectors() {
+  const dir = sharedDatasetPath('gutenberg');
+  const text = readdirSync(dir)
+    .filter((f) => f.endsWith('.txt'))
+    .sort()
+    .map((f) => readFileSync(`${dir}/${f}`, 'utf8'))
+    .join('\n\n');
+  const fragments = splitProse('library', text, { wordsPerFragment: FRAGMENT_WORDS }).slice(
+    0,
+    FRAGMENTS,
+  );
+  const vectors = embedTexts(
+    loadGloveFromDisk(),
+    fragments.map((f) => text.slice(f.start, f.end)),
+  );
+  return { text, fragments, vectors };
+}
+
 export const scaleSection: BenchSection = {
   name: 'scale',
   description: 'Scale: semantic relation of a 100k-fragment library (100-d and 384-d), Node',
