@@ -20,10 +20,9 @@ import { layoutRepository, repositoryWindows } from '../src/core/code/layout';
 import { codeRelationMatrix } from '../src/core/code/relation';
 import { summaryCodeRelationMatrix } from '../src/core/code/summary';
 import type { FileSyntax } from '../src/core/code/syntax';
-import { ingestRepositoryFolder } from '../src/ingest/repo';
 import { CodeParser } from '../src/models/code-syntax';
 import { nodeGrammarSource } from '../src/models/tree-sitter-node';
-import { millionLines } from './scale-repo';
+import { ingestMillionLines } from './scale-repo';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const CACHE = process.env.CODE_SCALE_CACHE ?? '/tmp/coderel/million-syntax.json';
@@ -36,13 +35,7 @@ interface Cached {
 
 async function load(): Promise<Cached> {
   if (existsSync(CACHE)) return JSON.parse(readFileSync(CACHE, 'utf8')) as Cached;
-  const { sources } = millionLines();
-  const ingested = await ingestRepositoryFolder(
-    'million',
-    sources.map((s) => ({ path: s.zipPath, file: new Blob([new Uint8Array(s.bytes)]) })),
-  );
-  if (!ingested.ok) throw new Error(ingested.error.message);
-  const doc = ingested.document;
+  const doc = await ingestMillionLines();
   const parser = new CodeParser(nodeGrammarSource(path.resolve(here, '../node_modules')));
   const t = performance.now();
   const files: Cached['files'] = [];

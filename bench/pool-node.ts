@@ -23,14 +23,13 @@ import {
   summaryCodeRelationState,
   summaryRowRanges,
 } from '../src/core/code/summary';
-import { ingestRepositoryFolder } from '../src/ingest/repo';
 import { CodeParser, parseRepository } from '../src/models/code-syntax';
 import { nodeGrammarSource } from '../src/models/tree-sitter-node';
 import { WorkerClient } from '../src/workers/client';
 import { parseFilesOnPool } from '../src/workers/index-handlers';
 import { shareArrays, WorkerPool } from '../src/workers/pool';
 import type { PoolApi } from '../src/workers/pool-handlers';
-import { millionLines } from './scale-repo';
+import { ingestMillionLines } from './scale-repo';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const log = (s: string) => process.stderr.write(`[pool-node] ${s}\n`);
@@ -70,13 +69,7 @@ async function timed<T>(
 
 async function main() {
   const members = Number(process.argv[2] ?? 2);
-  const { sources } = millionLines();
-  const ingested = await ingestRepositoryFolder(
-    'million',
-    sources.map((s) => ({ path: s.zipPath, file: new Blob([new Uint8Array(s.bytes)]) })),
-  );
-  if (!ingested.ok) throw new Error(ingested.error.message);
-  const doc = ingested.document;
+  const doc = await ingestMillionLines();
   const files = doc.files
     .slice(0, Number(process.env.POOL_NODE_FILES ?? Infinity))
     .map((f) => ({ path: f.path, text: doc.text.slice(f.start, f.end) }));

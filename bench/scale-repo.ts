@@ -32,7 +32,11 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from '@playwright/test';
 import { zipSync } from 'fflate';
 import { chromiumArgs } from '../playwright.config';
-import { GENERATED_DIRECTORIES, VENDORED_DIRECTORIES } from '../src/ingest/repo';
+import {
+  GENERATED_DIRECTORIES,
+  ingestRepositoryFolder,
+  VENDORED_DIRECTORIES,
+} from '../src/ingest/repo';
 import { startPreview } from './browser';
 import type { BenchSection } from './run';
 
@@ -173,6 +177,17 @@ export function millionLines(): {
     total += lines;
   }
   return { sources, packages: used };
+}
+
+/** The million lines ingested as the app ingests a dropped folder (the Node benches' input). */
+export async function ingestMillionLines() {
+  const { sources } = millionLines();
+  const ingested = await ingestRepositoryFolder(
+    'million',
+    sources.map((s) => ({ path: s.zipPath, file: new Blob([new Uint8Array(s.bytes)]) })),
+  );
+  if (!ingested.ok) throw new Error(ingested.error.message);
+  return ingested.document;
 }
 
 /**
