@@ -282,6 +282,9 @@ export class CodeStrengths {
 }
 
 /** Keep the `keep` largest of vals[0..m) (ties: lower column first); returns the new count. */
+/** Positions a packed sort key of RowStore.push can hold (2^21). */
+const POSITIONS = 2 ** 21;
+
 /**
  * The rows of a code relation as they are built, in CSR order: `push` keeps a row's strongest
  * `maxPerRow` (keepStrongest), writes them in column order and grows the arrays by doubling.
@@ -292,8 +295,10 @@ export class RowStore {
   weight = new Float32Array(1024);
   nnz = 0;
 
+  /** Sort keys of one row: column x 2^21 + position, so a native numeric sort orders a row. */
+  private keys = new Float64Array(256);
+
   push(rowCols: Uint32Array, rowVals: Float32Array | Float64Array, kept: number): void {
-    const order = Array.from({ length: kept }, (_, t) => t).sort((a, b) => rowCols[a] - rowCols[b]);
     if (this.nnz + kept > this.col.length) {
       const size = Math.max(this.col.length * 2, this.nnz + kept);
       const c2 = new Uint32Array(size);
@@ -303,7 +308,26 @@ export class RowStore {
       this.col = c2;
       this.weight = w2;
     }
-    for (const t of order) {
+    if (kept >= POSITIONS) {
+      const order = Array.from({ length: kept }, (_, t) => t).sort(
+        (a, b) => rowCols[a] - rowCols[b],
+      );
+      for (const t of order) {
+        this.col[this.nnz] = rowCols[t];
+        this.weight[this.nnz++] = rowVals[t];
+      }
+      return;
+    }
+    // A row's columns are distinct, so ordering (column, position) pairs orders the row. Packed in
+    // one float64 each (column < 2^32, position < 2^21: exact below 2^53) they sort natively: the
+    // comparator sort was most of the rows' time on the 30k-file zip (docs/scale.md section 10).
+    if (this.keys.length < kept) this.keys = new Float64Array(Math.max(kept, 2 * this.keys.length));
+    const keys = this.keys.subarray(0, kept);
+    for (let t = 0; t < kept; t++) keys[t] = rowCols[t] * POSITIONS + t;
+    keys.sort();
+    for (let s = 0; s < kept; s++) {
+      const key = keys[s];
+      const t = key % POSITIONS;
       this.col[this.nnz] = rowCols[t];
       this.weight[this.nnz++] = rowVals[t];
     }
