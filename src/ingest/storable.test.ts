@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CsrMatrix } from '../core/types';
-import { csrBytes, fitRelation } from './storable';
+import { mergeRowBlocks, type RowBlock } from '../core/code/summary';
+import { csrBytes, fitRelation, fitRowBlocks } from './storable';
 
 /** A random CSR matrix (fixed seed): row i has `len(i)` entries in increasing column order. */
 function randomCsr(rows: number, len: (i: number) => number, seed = 3): CsrMatrix {
@@ -62,5 +63,48 @@ describe('fitRelation', () => {
         .slice(0, after.length);
       expect(after.map((e) => e[1]).sort((a, b) => b - a)).toEqual(strongest);
     }
+  });
+});
+
+/** Rows [from, to) of `m` as a block (rowPtr from 0), as a pool member returns them. */
+function blockOf(m: CsrMatrix, from: number, to: number): RowBlock {
+  const base = m.rowPtr[from];
+  return {
+    rowPtr: Uint32Array.from(m.rowPtr.subarray(from, to + 1), (p) => p - base),
+    col: m.col.slice(base, m.rowPtr[to]),
+    weight: m.weight.slice(base, m.rowPtr[to]),
+  };
+}
+
+describe('fitRowBlocks', () => {
+  const m = randomCsr(300, (i) => (i % 7 === 0 ? 0 : i % 5 === 0 ? 3 : 20 + ((i * 13) % 61)));
+  const cuts = [0, 1, 2, 90, 91, 150, 299, 300];
+  const blocks = () => cuts.slice(1).map((to, b) => blockOf(m, cuts[b], to));
+
+  it('merges blocks that fit, as mergeRowBlocks, and takes them', () => {
+    const given = blocks();
+    const { matrix, perRow } = fitRowBlocks(m.size, given, csrBytes(m));
+    expect(perRow).toBeNull();
+    expect(matrix).toEqual(mergeRowBlocks(m.size, blocks()));
+    expect(matrix).toEqual(m);
+    expect(given).toHaveLength(0);
+  });
+
+  it('cuts as fitRelation cuts the merged matrix, at every budget tried', () => {
+    for (const share of [0.9, 0.5, 0.31, 0.12, 0.02]) {
+      const budget = Math.floor(csrBytes(m) * share);
+      const given = blocks();
+      const fused = fitRowBlocks(m.size, given, budget);
+      const merged = fitRelation(mergeRowBlocks(m.size, blocks()), budget);
+      expect(fused.perRow).not.toBeNull();
+      expect(fused.perRow).toBe(merged.perRow);
+      expect(fused.matrix).toEqual(merged.matrix);
+      expect(csrBytes(fused.matrix)).toBeLessThanOrEqual(budget);
+      expect(given).toHaveLength(0);
+    }
+  });
+
+  it('refuses blocks that do not cover the rows', () => {
+    expect(() => fitRowBlocks(m.size + 1, blocks(), csrBytes(m))).toThrow(/cover 300 rows/);
   });
 });

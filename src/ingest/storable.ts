@@ -9,6 +9,7 @@
  * strongest weights of a row are the ones Eq. 5's environment score is dominated by), applied
  * with a smaller cap only where the size demands it; the report says when it happened.
  */
+import { mergeRowBlocks, type RowBlock } from '../core/code/summary';
 import type { CsrMatrix } from '../core/types';
 
 /** Bytes a stored relation may take (well under Chromium's 127 MiB for one value). */
@@ -28,19 +29,48 @@ export function fitRelation(
   budget: number = MAX_STORED_RELATION_BYTES,
 ): { matrix: CsrMatrix; perRow: number | null } {
   if (csrBytes(m) <= budget) return { matrix: m, perRow: null };
-  const rows = m.size;
-  const maxEntries = Math.max(0, Math.floor((budget - 4 * (rows + 1)) / 8));
+  return fitRowBlocks(m.size, [m], budget);
+}
+
+/**
+ * The row blocks of a relation (in order, covering [0, n); a pool's code rows) as one matrix cut
+ * as fitRelation cuts it: exactly fitRelation(mergeRowBlocks(n, blocks), budget), without the
+ * merged copy (the 30k-file zip's was 155 MB, only to be cut to 96 MiB). Takes the blocks: the
+ * array is emptied, so each block can be collected once copied.
+ */
+export function fitRowBlocks(
+  n: number,
+  blocks: RowBlock[],
+  budget: number = MAX_STORED_RELATION_BYTES,
+): { matrix: CsrMatrix; perRow: number | null } {
+  let nnz = 0;
+  let rowsSeen = 0;
+  for (const b of blocks) {
+    nnz += b.col.length;
+    rowsSeen += b.rowPtr.length - 1;
+  }
+  if (rowsSeen !== n) {
+    throw new Error(`FragRel: row blocks cover ${rowsSeen} rows, expected ${n}.`);
+  }
+  if (4 * (n + 1 + 2 * nnz) <= budget) {
+    return { matrix: mergeRowBlocks(n, blocks.splice(0)), perRow: null };
+  }
+  const maxEntries = Math.max(0, Math.floor((budget - 4 * (n + 1)) / 8));
   // Row lengths, then the largest k with sum(min(len, k)) <= maxEntries (binary search).
-  const lengths = new Uint32Array(rows);
+  const lengths = new Uint32Array(n);
   let longest = 0;
-  for (let i = 0; i < rows; i++) {
-    lengths[i] = m.rowPtr[i + 1] - m.rowPtr[i];
-    longest = Math.max(longest, lengths[i]);
+  let row = 0;
+  for (const b of blocks) {
+    for (let r = 0; r + 1 < b.rowPtr.length; r++) {
+      const len = b.rowPtr[r + 1] - b.rowPtr[r];
+      lengths[row++] = len;
+      longest = Math.max(longest, len);
+    }
   }
   const entriesAt = (k: number) => {
-    let n = 0;
-    for (let i = 0; i < rows; i++) n += Math.min(lengths[i], k);
-    return n;
+    let count = 0;
+    for (let i = 0; i < n; i++) count += Math.min(lengths[i], k);
+    return count;
   };
   let lo = 0;
   let hi = longest;
@@ -50,34 +80,81 @@ export function fitRelation(
     else hi = mid - 1;
   }
   const k = lo;
-  const rowPtr = new Uint32Array(rows + 1);
+  const rowPtr = new Uint32Array(n + 1);
   const col = new Uint32Array(entriesAt(k));
   const weight = new Float32Array(col.length);
+  const scratch = new Float32Array(longest);
   let at = 0;
-  for (let i = 0; i < rows; i++) {
-    const from = m.rowPtr[i];
-    const to = m.rowPtr[i + 1];
-    if (to - from <= k) {
-      col.set(m.col.subarray(from, to), at);
-      weight.set(m.weight.subarray(from, to), at);
-      at += to - from;
-    } else if (k > 0) {
-      // The k-th largest weight of the row; keep those above it, then ties in column order.
-      const sorted = Float32Array.from(m.weight.subarray(from, to)).sort();
-      const cut = sorted[sorted.length - k];
-      let above = 0;
-      for (let j = from; j < to; j++) if (m.weight[j] > cut) above++;
-      let ties = k - above;
-      for (let j = from; j < to; j++) {
-        const w = m.weight[j];
-        if (w > cut || (w === cut && ties-- > 0)) {
-          col[at] = m.col[j];
-          weight[at] = w;
-          at++;
+  row = 0;
+  const queue = blocks.splice(0);
+  for (let q = 0; q < queue.length; q++) {
+    const b = queue[q];
+    queue[q] = EMPTY_BLOCK;
+    for (let r = 0; r + 1 < b.rowPtr.length; r++) {
+      const from = b.rowPtr[r];
+      const to = b.rowPtr[r + 1];
+      if (to - from <= k) {
+        col.set(b.col.subarray(from, to), at);
+        weight.set(b.weight.subarray(from, to), at);
+        at += to - from;
+      } else if (k > 0) {
+        // The k-th largest weight of the row; keep those above it, then ties in column order.
+        const cut = kthLargest(b.weight, from, to, k, scratch);
+        let above = 0;
+        for (let j = from; j < to; j++) if (b.weight[j] > cut) above++;
+        let ties = k - above;
+        for (let j = from; j < to; j++) {
+          const w = b.weight[j];
+          if (w > cut || (w === cut && ties-- > 0)) {
+            col[at] = b.col[j];
+            weight[at] = w;
+            at++;
+          }
         }
       }
+      rowPtr[++row] = at;
     }
-    rowPtr[i + 1] = at;
   }
-  return { matrix: { size: m.size, rowPtr, col, weight }, perRow: k };
+  return { matrix: { size: n, rowPtr, col, weight }, perRow: k };
+}
+
+const EMPTY_BLOCK: RowBlock = {
+  rowPtr: new Uint32Array(1),
+  col: new Uint32Array(0),
+  weight: new Float32Array(0),
+};
+
+/** The k-th largest of w[from..to) (1 <= k <= to - from), by quickselect on a copy in `scratch`. */
+function kthLargest(
+  w: Float32Array,
+  from: number,
+  to: number,
+  k: number,
+  scratch: Float32Array,
+): number {
+  const a = scratch.subarray(0, to - from);
+  a.set(w.subarray(from, to));
+  let lo = 0;
+  let hi = a.length - 1;
+  const target = k - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] > pivot) i++;
+      while (a[j] < pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else break;
+  }
+  return a[target];
 }

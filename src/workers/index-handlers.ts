@@ -37,7 +37,6 @@ import { defaultCodeRelationOptions, type CodeRelationOptions } from '../core/co
 import type { FileSyntax } from '../core/code/syntax';
 import { windowReferenceCounts } from '../core/code/references';
 import {
-  mergeRowBlocks,
   summaryCodeRelationMatrix,
   summaryCodeRelationState,
   summaryRowRanges,
@@ -49,7 +48,7 @@ import { semanticNeighboursParallel, type SemanticPool } from '../core/relations
 import { singleDocument } from '../core/relations/segments';
 import type { CsrMatrix, Fragment, VectorSet } from '../core/types';
 import { createCheckpoint } from '../ingest/abort';
-import { fitRelation } from '../ingest/storable';
+import { fitRelation, fitRowBlocks } from '../ingest/storable';
 import {
   ingestRepositoryFolder,
   ingestRepositoryZip,
@@ -531,7 +530,8 @@ function codeOptions(code: Partial<CodeRelationOptions> | undefined): CodeRelati
 /**
  * Eq. 8 over the windows (stage 'relate'), polling the cancel flag as well as the signal: by its
  * summarised form (8b, core/code/summary.ts), since the exact build is quadratic in a repository
- * (a million lines: about 36 minutes; docs/scale.md section 4).
+ * (a million lines: about 36 minutes; docs/scale.md section 4), cut to what one IndexedDB value
+ * holds (src/ingest/storable.ts).
  */
 async function buildCodeRelation(
   graph: CodeGraph,
@@ -541,7 +541,7 @@ async function buildCodeRelation(
   cancelFlag: Int32Array | undefined,
   report: (done: number, total: number) => void,
   poolIn?: WorkerPool<PoolApi>,
-): Promise<CsrMatrix> {
+): Promise<{ matrix: CsrMatrix; perRow: number | null }> {
   const onProgress = (done: number, total: number) => {
     if (ctx.signal.aborted || (cancelFlag && Atomics.load(cancelFlag, 0) !== 0)) {
       throw new AbortError();
@@ -549,7 +549,9 @@ async function buildCodeRelation(
     report(done, total);
   };
   const pool = poolFor(poolIn, cover.windows, POOL_MIN_WINDOWS);
-  if (!pool) return summaryCodeRelationMatrix(graph, cover, { ...options, onProgress });
+  // Cut to what one IndexedDB value can hold (src/ingest/storable.ts; the 30k-file zip's was 156 MB).
+  if (!pool)
+    return fitRelation(summaryCodeRelationMatrix(graph, cover, { ...options, onProgress }));
   // The shared part here (U, u, the candidates), then the rows on the pool by window ranges
   // (independent given the state), merged in order: the same matrix (pool.test.ts).
   const state = shareArrays(summaryCodeRelationState(graph, cover, { ...options, onProgress }));
@@ -576,7 +578,8 @@ async function buildCodeRelation(
       throw error;
     })
     .finally(() => ctx.signal.removeEventListener('abort', setStop));
-  return mergeRowBlocks(n, blocks);
+  // Merged and cut in one pass (no merged copy of the whole relation).
+  return fitRowBlocks(n, blocks);
 }
 
 function emptyReport(
@@ -692,17 +695,14 @@ async function indexRepository(
   // One 'relate' stage for both relations: the code relation's windows, then the semantic one's.
   const n = windows.length;
   const codeParams = codeOptions(req.code);
-  // Cut to what one IndexedDB value can hold (src/ingest/storable.ts; the 30k-file zip's was 156 MB).
-  const { matrix: code, perRow: codePerRowCut } = fitRelation(
-    await buildCodeRelation(
-      graph,
-      cover,
-      codeParams,
-      ctx,
-      req.cancelFlag,
-      (done) => ctx.progress({ stage: 'relate', done, total: 2 * n }),
-      deps.pool,
-    ),
+  const { matrix: code, perRow: codePerRowCut } = await buildCodeRelation(
+    graph,
+    cover,
+    codeParams,
+    ctx,
+    req.cancelFlag,
+    (done) => ctx.progress({ stage: 'relate', done, total: 2 * n }),
+    deps.pool,
   );
   const t5b = performance.now();
   const semantic = await relate(deps, vectors, req.semanticK, ctx, (done) =>
@@ -788,16 +788,14 @@ async function relateCode(
     ctx.progress,
   );
   const codeParams = codeOptions(req.code);
-  const { matrix: code } = fitRelation(
-    await buildCodeRelation(
-      index.graph,
-      index.cover,
-      codeParams,
-      ctx,
-      req.cancelFlag,
-      (done, total) => ctx.progress({ stage: 'relate', done, total }),
-      deps.pool,
-    ),
+  const { matrix: code } = await buildCodeRelation(
+    index.graph,
+    index.cover,
+    codeParams,
+    ctx,
+    req.cancelFlag,
+    (done, total) => ctx.progress({ stage: 'relate', done, total }),
+    deps.pool,
   );
   // Issue 13 hook (quality2): the reference counts are stored with the rebuilt relation too.
   const codeReferences = windowReferenceCounts(
