@@ -24,7 +24,7 @@ export interface IdentifierWeightOptions {
   references: number;
 }
 
-const IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]{2,}/g;
+export const IDENTIFIER = /[A-Za-z_$][A-Za-z0-9_$]{2,}/g;
 
 /** The identifiers of a window's text (whole names, ≥ 3 characters). */
 export function identifiersOf(text: string): Set<string> {

@@ -21,6 +21,7 @@ import {
   windowReferenceCounts,
 } from './references';
 import type { CsrMatrix } from '../types';
+import { laidOutRepository, sourceFiles } from '../../../test/code-repository';
 
 const filler = (n: number, word: string) => Array.from({ length: n }, () => `# ${word}`);
 
@@ -124,6 +125,24 @@ describe('reference counts of a real repository', () => {
     // jobs 1-20: first_step and schedule in jobs 11-25, schedule in cli → 2; jobs 11-25:
     // schedule in jobs 1-20 and cli → 2; cli defines nothing → 0.
     expect(Array.from(windowReferenceCounts(texts, windows, graph))).toEqual([2, 1, 2, 2, 0]);
+  });
+});
+
+describe('windowReferenceCounts on a real repository', () => {
+  it('equals the full identifier statistics’ counts (src/core and src/ingest parsed)', async () => {
+    const { files, graph, windows } = await laidOutRepository(
+      sourceFiles(['src/core', 'src/ingest'], { includeTests: true }),
+    );
+    const lines = windowLineRanges(
+      files.map((f) => f.text),
+      windows,
+    );
+    const { identifiers, defined } = windowIdentifierInputs(files, lines, graph);
+    const expected = identifierStats(identifiers, defined).refs;
+    const counts = windowReferenceCounts(files, windows, graph);
+    expect(windows.length).toBeGreaterThan(1000);
+    expect(counts.filter((c) => c > 0).length).toBeGreaterThan(100);
+    expect(Array.from(counts)).toEqual(Array.from(expected));
   });
 });
 

@@ -14,7 +14,7 @@
  * uses the unweighted code edges (the earlier default) and the panel says so.
  */
 import type { CodeGraph } from './graph';
-import { identifierStats, identifiersOf } from './identifier-weights';
+import { IDENTIFIER, identifiersOf } from './identifier-weights';
 import type { CodeWindow } from './layout';
 import type { CsrMatrix } from '../types';
 
@@ -64,16 +64,11 @@ export function windowLineRanges(
   }));
 }
 
-/** Identifiers per window and the names whose definitions start in each window. */
-export function windowIdentifierInputs(
-  files: readonly { text: string }[],
+/** The names whose definitions start in each window (from the graph's definition nodes). */
+function definitionsPerWindow(
   windowLines: readonly WindowLines[],
   graph: Pick<CodeGraph, 'nodes'>,
-): { identifiers: Set<string>[]; defined: Set<string>[] } {
-  const lines = files.map((f) => f.text.split('\n'));
-  const identifiers = windowLines.map((w) =>
-    identifiersOf(lines[w.file].slice(w.first, w.last + 1).join('\n')),
-  );
+): Set<string>[] {
   const defined = windowLines.map(() => new Set<string>());
   const byFile = new Map<number, number[]>();
   windowLines.forEach((w, i) => {
@@ -90,21 +85,75 @@ export function windowIdentifierInputs(
       if (w.first <= node.startLine && node.startLine <= w.last) defined[i].add(name);
     }
   }
-  return { identifiers, defined };
+  return defined;
 }
 
-/** refs[j] of every window (what the index stores beside the code relation). */
+/** Identifiers per window and the names whose definitions start in each window. */
+export function windowIdentifierInputs(
+  files: readonly { text: string }[],
+  windowLines: readonly WindowLines[],
+  graph: Pick<CodeGraph, 'nodes'>,
+): { identifiers: Set<string>[]; defined: Set<string>[] } {
+  const lines = files.map((f) => f.text.split('\n'));
+  const identifiers = windowLines.map((w) =>
+    identifiersOf(lines[w.file].slice(w.first, w.last + 1).join('\n')),
+  );
+  return { identifiers, defined: definitionsPerWindow(windowLines, graph) };
+}
+
+/**
+ * refs[j] of every window (what the index stores beside the code relation): identifierStats(
+ * windowIdentifierInputs(...)).refs, computed without what refs does not need. Only names
+ * defined somewhere are looked up (not every identifier of every window, nor their IDF), and a
+ * window's text is its lines' slice of the file (the same identifiers as the joined lines: a
+ * final newline is no identifier). On the 30k-file zip the full statistics took about 2.8 s of
+ * the index worker (docs/scale.md section 10); references.test.ts checks both give the same.
+ */
 export function windowReferenceCounts(
   files: readonly { text: string }[],
   windows: readonly CodeWindow[],
   graph: Pick<CodeGraph, 'nodes'>,
 ): Float32Array {
-  const lines = windowLineRanges(
-    files.map((f) => f.text),
-    windows,
-  );
-  const { identifiers, defined } = windowIdentifierInputs(files, lines, graph);
-  return Float32Array.from(identifierStats(identifiers, defined).refs);
+  const starts = files.map((f) => lineStarts(f.text));
+  const windowLines = windows.map((w) => ({
+    file: w.file,
+    first: lineOf(starts[w.file], w.start),
+    last: lineOf(starts[w.file], Math.max(w.start, w.end - 1)),
+  }));
+  const defined = definitionsPerWindow(windowLines, graph);
+  const names = new Set<string>();
+  for (const d of defined) for (const name of d) names.add(name);
+  // The windows that mention each defined name, in window order, each once.
+  const mentions = new Map<string, number[]>();
+  const identifier = new RegExp(IDENTIFIER.source, 'g');
+  windowLines.forEach((w, i) => {
+    const text = files[w.file].text;
+    const lineStart = starts[w.file];
+    const end = w.last + 1 < lineStart.length ? lineStart[w.last + 1] - 1 : text.length;
+    const slice = text.slice(lineStart[w.first], end);
+    identifier.lastIndex = 0;
+    for (let m = identifier.exec(slice); m !== null; m = identifier.exec(slice)) {
+      const name = m[0];
+      if (!names.has(name)) continue;
+      let list = mentions.get(name);
+      if (!list) mentions.set(name, (list = []));
+      if (list[list.length - 1] !== i) list.push(i);
+    }
+  });
+  const refs = new Float32Array(windows.length);
+  const stamp = new Int32Array(windows.length);
+  for (let j = 0; j < windows.length; j++) {
+    let count = 0;
+    for (const name of defined[j]) {
+      for (const i of mentions.get(name) ?? []) {
+        if (i === j || stamp[i] === j + 1) continue;
+        stamp[i] = j + 1;
+        count++;
+      }
+    }
+    refs[j] = count;
+  }
+  return refs;
 }
 
 /**
