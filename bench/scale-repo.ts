@@ -25,7 +25,15 @@
  * Cancel (10,45,75). Each run also records the page's uncaught errors, console errors and crashes, and,
  * when a job ends without a document, every notice then on the page.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +55,8 @@ const PORT = Number(process.env.SCALE_REPO_PORT ?? 4198);
 const TARGET_LINES = 1_000_000;
 /** Files in the small-files zip (SCALE_REPO_SMALL_FILES to try fewer or more). */
 const SMALL_FILES = Number(process.env.SCALE_REPO_SMALL_FILES ?? 30_000);
+/** Files in the folder run (SCALE_REPO_FOLDER_FILES; the app's limit is 100,000). */
+const FOLDER_FILES = Number(process.env.SCALE_REPO_FOLDER_FILES ?? 100_000);
 /** "Small": at most this many bytes. */
 const SMALL_BYTES = 4096;
 const QUESTION = 'How are command line arguments parsed into options?';
@@ -59,6 +69,12 @@ const MOVES = Number(process.env.SCALE_REPO_MOVES ?? 10);
 const TRACE = process.env.SCALE_REPO_TRACE;
 /** SCALE_REPO_TRACE_FROM=drop starts the trace at the drop (the end of the job traced too). */
 const TRACE_FROM_DROP = process.env.SCALE_REPO_TRACE_FROM === 'drop';
+/**
+ * SCALE_REPO_MEMORY=1: sample performance.measureUserAgentSpecificMemory about every second (with
+ * Blink's ForceEagerMeasureMemory, so each sample forces a garbage collection: a profile, not a
+ * timing run).
+ */
+const MEASURE_MEMORY = process.env.SCALE_REPO_MEMORY === '1';
 const TRACE_CATEGORIES = [
   'devtools.timeline',
   'disabled-by-default-devtools.timeline',
@@ -195,7 +211,11 @@ export async function ingestMillionLines() {
  * (nested node_modules and test folders included, or there are not 30,000). In the zip a
  * `node_modules` segment is renamed `nm`, or the app would skip those files as vendored.
  */
-export function smallFiles(): { sources: Source[]; packages: number; distinct: number } {
+export function smallFiles(count: number = SMALL_FILES): {
+  sources: Source[];
+  packages: number;
+  distinct: number;
+} {
   const sources: Source[] = [];
   const roots = new Set<string>();
   const walk = (dir: string) => {
@@ -206,7 +226,7 @@ export function smallFiles(): { sources: Source[]; packages: number; distinct: n
       return;
     }
     for (const name of names) {
-      if (sources.length >= SMALL_FILES) return;
+      if (sources.length >= count) return;
       if (name.startsWith('.')) continue;
       const full = path.join(dir, name);
       let st;
@@ -236,12 +256,36 @@ export function smallFiles(): { sources: Source[]; packages: number; distinct: n
   // repeated under copy-2/, copy-3/, ... until there are 30,000 entries (real files, real sizes;
   // the same contents more than once).
   const distinct = sources.length;
-  for (let copy = 2; sources.length < SMALL_FILES; copy++) {
-    for (let i = 0; i < distinct && sources.length < SMALL_FILES; i++) {
+  for (let copy = 2; sources.length < count; copy++) {
+    for (let i = 0; i < distinct && sources.length < count; i++) {
       sources.push({ ...sources[i], zipPath: `copy-${copy}/${sources[i].zipPath}` });
     }
   }
   return { sources, packages: roots.size, distinct };
+}
+
+/**
+ * The small files written as a folder on disk, `<tmp>/fragrel-scale-folder-<count>/folder-<count>`
+ * (written once; a marker file says it is complete), for the folder picker.
+ */
+export function smallFolder(sources: readonly Source[]): string {
+  const base = path.join(os.tmpdir(), `fragrel-scale-folder-${sources.length}`);
+  const top = path.join(base, `folder-${sources.length}`);
+  const marker = path.join(base, 'complete');
+  if (existsSync(marker)) return top;
+  rmSync(base, { recursive: true, force: true });
+  const made = new Set<string>();
+  for (const s of sources) {
+    const file = path.join(top, s.zipPath);
+    const dir = path.dirname(file);
+    if (!made.has(dir)) {
+      mkdirSync(dir, { recursive: true });
+      made.add(dir);
+    }
+    writeFileSync(file, s.bytes);
+  }
+  writeFileSync(marker, '');
+  return top;
 }
 
 export function zip(top: string, sources: Source[]): Uint8Array {
@@ -304,9 +348,19 @@ interface RunResult {
   fragments: number | null;
   peakMainHeapMB: number;
   peakRendererRssMB: number;
+  /** Peak renderer RSS (MB) while each progress stage showed (the stage first seen, then on). */
+  peakRssByStageMB: Record<string, number>;
+  /**
+   * SCALE_REPO_MEMORY=1: per stage, the largest bytes (MB) performance.measureUserAgentSpecificMemory
+   * attributed to each context (the page, each worker by script) while it showed.
+   */
+  memoryByStageMB?: Record<string, Record<string, number>>;
   longTasks: { count: number; over200: number; maxMs: number; totalMs: number };
   cancelStopMs?: number;
   cancelledAtStage?: string | null;
+  /** A folder run: the files the picker gave, and ms from setInputFiles to the change event. */
+  pickedFiles?: number;
+  setInputFilesMs?: number;
   error?: string;
   /** Uncaught errors on the page and its workers, and console errors (what a silent end hides). */
   pageErrors: string[];
@@ -356,7 +410,7 @@ async function runOnce(
   name: string,
   bytes: Uint8Array,
   timeoutMs: number,
-  opts: { cancelAfterMs?: number; query?: boolean },
+  opts: { cancelAfterMs?: number; query?: boolean; folder?: string },
   log: (line: string) => void,
 ): Promise<RunResult> {
   const context = await browser.newContext();
@@ -364,6 +418,17 @@ async function runOnce(
   await context.route(`**/__bench/${name}`, (route) =>
     route.fulfill({ body: Buffer.from(bytes), contentType: 'application/zip' }),
   );
+  // A folder is chosen with the folder picker ("Add a folder…", webkitdirectory): Playwright hands
+  // Chromium the directory (DOM.setFileInputFiles) and Chromium lists it, as for a person's pick.
+  // The start is the input's change event (window.__dropAt), not the call.
+  await context.addInitScript(`
+    document.addEventListener('change', (e) => {
+      if (e.target && e.target.dataset && e.target.dataset.testid === 'folder-input') {
+        window.__dropAt = performance.now();
+        window.__picked = e.target.files.length;
+      }
+    }, true);
+  `);
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Performance.enable');
@@ -380,9 +445,13 @@ async function runOnce(
     fragments: null,
     peakMainHeapMB: 0,
     peakRendererRssMB: 0,
+    peakRssByStageMB: {},
     longTasks: { count: 0, over200: 0, maxMs: 0, totalMs: 0 },
     pageErrors: [],
   };
+  let currentStage = 'before the drop';
+  let measuring: Promise<void> | null = null;
+  let lastMeasure = 0;
   const pageError = (what: string) => {
     log(`${name}: ${what}`);
     if (result.pageErrors.length < 20) result.pageErrors.push(what.slice(0, 500));
@@ -399,10 +468,27 @@ async function runOnce(
   try {
     await page.goto(`http://127.0.0.1:${PORT}/`);
     await page.getByTestId('worker-status').filter({ hasText: 'Workers ready' }).waitFor();
-    if (TRACE && TRACE_FROM_DROP && opts.query) {
+    // A run without the question (the small zip) is traced from the drop until it ends.
+    const traceJob = TRACE !== undefined && (TRACE_FROM_DROP || !opts.query);
+    if (traceJob) {
       await browser.startTracing(page, { path: TRACE, categories: TRACE_CATEGORIES });
     }
-    const t0 = await dropZip(page, name);
+    let t0: number;
+    if (opts.folder) {
+      const before = Date.now();
+      await page.getByTestId('folder-input').setInputFiles(opts.folder);
+      const picked = await page.evaluate(() => {
+        const w = window as unknown as { __dropAt: number; __picked: number };
+        return { sinceChange: performance.now() - w.__dropAt, files: w.__picked };
+      });
+      // Node's clock at the change event: the app's work starts there.
+      t0 = Date.now() - picked.sinceChange;
+      result.pickedFiles = picked.files;
+      result.setInputFilesMs = Math.round(t0 - before);
+      log(
+        `${name}: the picker gave ${picked.files} files; setInputFiles took ${Date.now() - before} ms (change event after ${result.setInputFilesMs} ms)`,
+      );
+    } else t0 = await dropZip(page, name);
     let cancelClickedAt = 0;
     let lastLog = 0;
     for (;;) {
@@ -421,6 +507,14 @@ async function runOnce(
       if (state.job) {
         const stage = state.job.replace(/\s[\d,]+\s\/\s[\d,]+$/, '').trim();
         result.lastStage = state.job;
+        // The one 'relate' stage counts the code relation's windows, then the semantic one's.
+        const of = /([\d,]+)\s\/\s([\d,]+)$/.exec(state.job);
+        const half = of
+          ? Number(of[1].replace(/,/g, '')) < Number(of[2].replace(/,/g, '')) / 2
+          : true;
+        currentStage = stage.startsWith('Relating')
+          ? `${stage} (${half ? 'code' : 'semantic'})`
+          : stage;
         if (!(stage in result.stagesSeenAtMs)) {
           result.stagesSeenAtMs[stage] = now;
           log(`${name}: ${stage} at ${(now / 1000).toFixed(1)} s`);
@@ -430,10 +524,46 @@ async function runOnce(
       const heap = metrics.find((m) => m.name === 'JSHeapUsedSize')?.value ?? 0;
       result.peakMainHeapMB = Math.max(result.peakMainHeapMB, heap / 2 ** 20);
       if (browserPid) {
-        result.peakRendererRssMB = Math.max(
-          result.peakRendererRssMB,
-          rendererRss(browserPid) / 2 ** 20,
+        const rss = rendererRss(browserPid) / 2 ** 20;
+        result.peakRendererRssMB = Math.max(result.peakRendererRssMB, rss);
+        const stage = state.listed !== null ? 'listed' : currentStage;
+        result.peakRssByStageMB[stage] = Math.round(
+          Math.max(result.peakRssByStageMB[stage] ?? 0, rss),
         );
+      }
+      if (MEASURE_MEMORY && !measuring && now - lastMeasure > 1000) {
+        lastMeasure = now;
+        const stage = currentStage;
+        measuring = page
+          .evaluate(async () => {
+            const p = performance as unknown as {
+              measureUserAgentSpecificMemory?: () => Promise<{
+                breakdown: { bytes: number; attribution: { url: string; scope: string }[] }[];
+              }>;
+            };
+            if (!p.measureUserAgentSpecificMemory) return null;
+            const m = await p.measureUserAgentSpecificMemory();
+            const out: Record<string, number> = {};
+            for (const b of m.breakdown) {
+              const who =
+                b.attribution.map((a) => `${a.scope}:${a.url.replace(/.*\//, '')}`).join(',') ||
+                'shared';
+              out[who] = (out[who] ?? 0) + b.bytes;
+            }
+            return out;
+          })
+          .then((m) => {
+            if (!m) return;
+            const byStage = (result.memoryByStageMB ??= {});
+            const at = (byStage[stage] ??= {});
+            for (const [who, bytes] of Object.entries(m)) {
+              at[who] = Math.max(at[who] ?? 0, Math.round(bytes / 2 ** 20));
+            }
+          })
+          .catch(() => {})
+          .finally(() => {
+            measuring = null;
+          });
       }
       if (now - lastLog > 15_000) {
         lastLog = now;
@@ -490,6 +620,7 @@ async function runOnce(
       }
       await new Promise((r) => setTimeout(r, 100));
     }
+    if (traceJob && !opts.query) await browser.stopTracing();
     const report = page.getByTestId('skip-report');
     if ((await report.count()) > 0) {
       result.report = ((await report.first().textContent()) ?? '').slice(0, 300);
@@ -644,7 +775,9 @@ export const scaleRepoSection: BenchSection = {
     const stop = await startPreview(PORT, DIST);
     const browser = await chromium.launch({
       executablePath: '/usr/bin/chromium',
-      args: chromiumArgs,
+      args: MEASURE_MEMORY
+        ? [...chromiumArgs, '--enable-blink-features=ForceEagerMeasureMemory']
+        : chromiumArgs,
     });
     const runs: (RunResult & { loadBefore: number[]; loadAfter: number[] })[] = [];
     const timed = async (f: () => Promise<RunResult>) => {
@@ -673,6 +806,42 @@ export const scaleRepoSection: BenchSection = {
             log,
           ),
         );
+      }
+      if (only.includes('folder') || only.includes('folder-cancel')) {
+        const folder = smallFiles(FOLDER_FILES);
+        const t = Date.now();
+        const dir = smallFolder(folder.sources);
+        log(
+          `folder: ${folder.sources.length} files (${folder.distinct} distinct) in ${dir} (ready in ${((Date.now() - t) / 1000).toFixed(1)} s)`,
+        );
+        const name = `folder-${FOLDER_FILES}`;
+        if (only.includes('folder')) {
+          await timed(() =>
+            runOnce(
+              browser,
+              name,
+              new Uint8Array(0),
+              Number(process.env.SCALE_REPO_TIMEOUT_S ?? 300) * 1000,
+              { query: false, folder: dir },
+              log,
+            ),
+          );
+        }
+        if (only.includes('folder-cancel')) {
+          const cancelAt = (process.env.SCALE_REPO_FOLDER_CANCEL_AT ?? '10').split(',').map(Number);
+          for (const ms of cancelAt.map((x) => x * 1000)) {
+            await timed(() =>
+              runOnce(
+                browser,
+                name,
+                new Uint8Array(0),
+                120_000,
+                { cancelAfterMs: ms, folder: dir },
+                log,
+              ),
+            );
+          }
+        }
       }
       if (only.includes('cancel')) {
         const cancelAt = (process.env.SCALE_REPO_CANCEL_AT ?? '10,45,75').split(',').map(Number);
