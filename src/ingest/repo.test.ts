@@ -129,6 +129,50 @@ describe('repository ingest: what is kept and what is skipped', () => {
     expect(folder.sha256).toBe(zipped.sha256);
   });
 
+  it('reads a folder’s files ahead, out of order, with the same result as one at a time', async () => {
+    // 200 files whose reads finish in a scrambled order, a limit that the later ones pass, and a
+    // file that cannot be read: the document and the report must be those of plain reads.
+    const files: Record<string, Uint8Array> = {};
+    for (let i = 0; i < 200; i++) {
+      files[`src/m${String(i).padStart(3, '0')}.py`] = strToU8(`x_${i} = ${'1'.repeat(i)}\n`);
+    }
+    const plain = Object.entries(files).map(([path, data]) => ({
+      path: `proj/${path}`,
+      file: new Blob([data as Uint8Array<ArrayBuffer>]),
+    }));
+    let inFlight = 0;
+    let most = 0;
+    const slow = plain.map((e, i) => ({
+      path: e.path,
+      file: {
+        size: e.file.size,
+        arrayBuffer: async () => {
+          most = Math.max(most, ++inFlight);
+          await new Promise((r) => setTimeout(r, (i * 7) % 5));
+          inFlight--;
+          if (i === 150) throw new Error('gone');
+          return e.file.arrayBuffer();
+        },
+      } as unknown as Blob,
+    }));
+    const small = { ...limits, maxRepositoryBytes: 12_000 };
+    const a = expectDocument(await ingestRepositoryFolder('proj', slow, { limits: small }));
+    const b = expectDocument(
+      await ingestRepositoryFolder(
+        'proj',
+        plain.map((e, i) => (i === 150 ? { ...e, file: slow[150].file } : e)),
+        { limits: small },
+      ),
+    );
+    expect(most).toBeGreaterThan(1);
+    expect(most).toBeLessThanOrEqual(32);
+    expect(a.text).toBe(b.text);
+    expect(a.files).toEqual(b.files);
+    expect(a.skipped).toEqual(b.skipped);
+    expect(reasons(a)['src/m150.py']).toBe('unsupported');
+    expect(a.skipped.filter((s) => s.reason === 'limit').length).toBeGreaterThan(10);
+  });
+
   it('reads stored (uncompressed) entries too', async () => {
     const doc = expectDocument(
       await ingestRepositoryZip(zipFile(zipOf({ 'a.py': strToU8('x = 1\n') }, '', 0))),
