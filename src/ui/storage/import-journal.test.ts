@@ -64,7 +64,7 @@ describe('import journal', () => {
     expect(await journal.interrupted()).toEqual([]);
   });
 
-  it('journals repositories as a zip or a folder with their size, and keeps older entries', async () => {
+  it('journals repositories as a zip (with its size) or a folder, and keeps older entries', async () => {
     const p = profile();
     const journal = new ImportJournal(p.tab('a'));
     journalRepository(journal, 'repo.zip', { zip: new Blob(['12345']) });
@@ -76,7 +76,8 @@ describe('import journal', () => {
     const left = await new ImportJournal(p.tab('b')).interrupted();
     expect(left.map((e) => [e.name, e.bytes, e.kind])).toEqual([
       ['repo.zip', 5, 'zip'],
-      ['src', 5, 'folder'],
+      // A folder's size is not read on the UI thread (a synchronous stat per file in Chromium).
+      ['src', 0, 'folder'],
       ['book.txt', 7, undefined],
     ]);
     // An entry with a kind this code does not know is not offered for Retry.
