@@ -173,6 +173,38 @@ describe('repository ingest: what is kept and what is skipped', () => {
     expect(a.skipped.filter((s) => s.reason === 'limit').length).toBeGreaterThan(10);
   });
 
+  it('keeps a text with characters above U+00FF within what the browser can store as UTF-16', async () => {
+    // Ten files of 1,000 characters; the fourth holds one "é" (U+00E9, one byte as stored) and the
+    // sixth one "→" (U+2192): from then on the text is stored 2 bytes a character.
+    const files: Record<string, Uint8Array> = {};
+    for (let i = 0; i < 10; i++) {
+      const mark = i === 3 ? 'é' : i === 5 ? '→' : 'x';
+      files[`src/f${i}.py`] = strToU8(`s = "${mark}${'y'.repeat(990)}"\n`.padEnd(1000, '#'));
+    }
+    const entries = Object.entries(files).map(([path, data]) => ({
+      path: `proj/${path}`,
+      file: new Blob([data as Uint8Array<ArrayBuffer>]),
+    }));
+    const budget = { ...limits, maxStoredTextBytes: 2 * 7_500 };
+    const doc = expectDocument(await ingestRepositoryFolder('proj', entries, { limits: budget }));
+    // Seven files (7,000 characters, 14,000 bytes as UTF-16) fit; the eighth would pass 15,000.
+    expect(doc.files.map((f) => f.path)).toEqual([0, 1, 2, 3, 4, 5, 6].map((i) => `src/f${i}.py`));
+    expect(doc.skipped.filter((s) => s.reason === 'limit').map((s) => s.path)).toEqual([
+      'src/f7.py',
+      'src/f8.py',
+      'src/f9.py',
+    ]);
+    expect(doc.skipped.find((s) => s.path === 'src/f7.py')!.detail).toMatch(/as UTF-16/);
+    // Without a character above U+00FF the same budget does not apply (1 byte a character).
+    const latin = entries.map((e, i) =>
+      i === 5
+        ? { ...e, file: new Blob([strToU8(`s = "x${'y'.repeat(990)}"\n`.padEnd(1000, '#'))]) }
+        : e,
+    );
+    const all = expectDocument(await ingestRepositoryFolder('proj', latin, { limits: budget }));
+    expect(all.files).toHaveLength(10);
+  });
+
   it('reads stored (uncompressed) entries too', async () => {
     const doc = expectDocument(
       await ingestRepositoryZip(zipFile(zipOf({ 'a.py': strToU8('x = 1\n') }, '', 0))),

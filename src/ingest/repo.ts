@@ -57,6 +57,14 @@ export interface RepoLimits {
   ratioMinBytes: number;
   /** Largest total text kept, in bytes of source. */
   maxRepositoryBytes: number;
+  /**
+   * Largest text, in bytes as the browser stores it, once it holds a character above U+00FF: such a
+   * string is stored as UTF-16, 2 bytes a character, and Chromium refuses one IndexedDB value
+   * over 133,169,152 bytes. 64 MiB of source is up to 128 MiB so: a folder of 100,000 small files
+   * (15,064 such characters in 64 MiB) failed to save, its transaction aborted ("The transaction
+   * has finished"). 120 MiB leaves room for the final newlines the layout adds.
+   */
+  maxStoredTextBytes: number;
   maxPathLength: number;
   maxPathDepth: number;
 }
@@ -68,6 +76,7 @@ export const defaultRepoLimits: Readonly<RepoLimits> = Object.freeze({
   maxRatio: 100,
   ratioMinBytes: 1024 * 1024,
   maxRepositoryBytes: 64 * 1024 * 1024,
+  maxStoredTextBytes: 120 * 1024 * 1024,
   maxPathLength: 1024,
   maxPathDepth: 64,
 });
@@ -489,6 +498,9 @@ function now(): number {
 }
 
 /** Step 8-9: read, decode and keep; then lay out the document. */
+/** A character the browser stores in UTF-16 (a string without one is stored 1 byte a character). */
+const WIDE_CHARACTER = /[\u0100-\uffff]/;
+
 /** Files of a folder read at once (a zip's entries are read one by one through its window). */
 const FOLDER_READ_AHEAD = 32;
 
@@ -516,6 +528,8 @@ async function finish(
   };
   const kept: { path: string; text: string; bytes: number; encoding: string }[] = [];
   let keptBytes = 0;
+  let keptChars = 0;
+  let wide = false;
   // Progress at most every PROGRESS_MS: one message per file (30,000 of them) cost the UI thread
   // a re-render each.
   let reportedAt = -Infinity;
@@ -565,7 +579,18 @@ async function finish(
       );
       continue;
     }
+    const wideText: boolean = wide || WIDE_CHARACTER.test(text);
+    if (wideText && 2 * (keptChars + text.length) > limits.maxStoredTextBytes) {
+      report.file(
+        c.path,
+        'limit',
+        `the repository's text passed the ${formatBytes(limits.maxStoredTextBytes)} the browser can store of it (as UTF-16)`,
+      );
+      continue;
+    }
+    wide = wideText;
     keptBytes += data.length;
+    keptChars += text.length;
     kept.push({ path: c.path, text, bytes: data.length, encoding: decoded.encoding });
   }
   throwIfAborted(options.signal);
