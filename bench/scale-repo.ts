@@ -19,11 +19,20 @@
  *
  * Run: `npm run bench -- scale-repo` (builds dist/ first), or against an existing build:
  * `SCALE_REPO_DIST=dist-scale2 nice -n 5 npx tsx bench/run.ts scale-repo`. Not part of
- * `npm test`. SCALE_REPO_ONLY picks runs (million, small, cancel); SCALE_REPO_SMALL_FILES sets the
+ * `npm test`. SCALE_REPO_ONLY picks runs (million, small, cancel, folder, folder-cancel);
+ * SCALE_REPO_SMALL_FILES sets the
  * small zip's file count (30,000); SCALE_REPO_TIMEOUT_S its time limit (300 s; a loaded machine
  * needs more); SCALE_REPO_CANCEL_AT the seconds after the drop at which the cancel runs click
  * Cancel (10,45,75). Each run also records the page's uncaught errors, console errors and crashes, and,
  * when a job ends without a document, every notice then on the page.
+ *
+ * The folder run writes SCALE_REPO_FOLDER_FILES (100,000) small files to a folder under the system's
+ * temporary directory (once) and adds it through the app's folder picker (Playwright's
+ * setInputFiles on the webkitdirectory input: Chromium lists the folder as for a person's pick; a
+ * dropped folder's walk, webkitGetAsEntry, cannot be driven headless). Timed from the input's
+ * change event. folder-cancel clicks Cancel at SCALE_REPO_FOLDER_CANCEL_AT seconds (10).
+ * SCALE_REPO_MEMORY=1 adds memory by context per stage (a profile: it forces garbage collections);
+ * SCALE_REPO_TRACE=<file> traces a run without the question (the small zip, a folder) from the drop.
  */
 import {
   existsSync,
@@ -476,7 +485,7 @@ async function runOnce(
     let t0: number;
     if (opts.folder) {
       const before = Date.now();
-      await page.getByTestId('folder-input').setInputFiles(opts.folder);
+      await page.getByTestId('folder-input').setInputFiles(opts.folder, { timeout: 600_000 });
       const picked = await page.evaluate(() => {
         const w = window as unknown as { __dropAt: number; __picked: number };
         return { sinceChange: performance.now() - w.__dropAt, files: w.__picked };
