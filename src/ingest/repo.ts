@@ -497,13 +497,13 @@ function now(): number {
   return typeof performance !== 'undefined' ? performance.now() : Date.now();
 }
 
-/** Step 8-9: read, decode and keep; then lay out the document. */
 /** A character the browser stores in UTF-16 (a string without one is stored 1 byte a character). */
 const WIDE_CHARACTER = /[\u0100-\uffff]/;
 
 /** Files of a folder read at once (a zip's entries are read one by one through its window). */
 const FOLDER_READ_AHEAD = 32;
 
+/** Step 8-9: read, decode and keep; then lay out the document. */
 async function finish(
   name: string,
   format: 'zip' | 'folder',
