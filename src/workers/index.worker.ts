@@ -1,8 +1,9 @@
 /// <reference lib="webworker" />
 /**
  * @file The index worker: serves the indexing handlers (index-handlers.ts) off the UI thread.
- * Results cross as transferred buffers; the UI thread stores them in one transaction, so a
- * cancelled or failed index leaves nothing behind. The parallel parts of a repository's index
+ * An index is kept here and stored from here, in one transaction, once the page has settled its
+ * record (index-store.ts): the page never holds or encodes the arrays, and a cancelled or failed
+ * index leaves nothing behind. The parallel parts of a repository's index
  * (parsing, the code relation's rows) go to a pool of workers, one per core (pool.ts); the
  * semantic relation of a large document to its own pool of share workers (semantic-pool-web.ts).
  */
@@ -15,6 +16,8 @@ import { WorkerClient } from './client';
 import { WorkerPool } from './pool';
 import type { PoolApi } from './pool-handlers';
 import { webSemanticPool } from './semantic-pool-web';
+import { libraryOpener } from './index-store';
+import { openLibrary } from '../store';
 
 export type { IndexApi } from './index-handlers';
 
@@ -33,5 +36,6 @@ serveWorker(
     grammars: browserGrammarSource,
     semanticPool: webSemanticPool,
     pool,
+    library: libraryOpener((name) => openLibrary(name)),
   }) as unknown as Record<string, Handler>,
 );
