@@ -15,7 +15,7 @@ import { EMBEDDING_MODELS } from '../models/catalogue';
 import type { EmbedderSpec } from '../models/embedder';
 import { DEFAULT_HUB_HOST } from '../models/settings';
 import { relationParamsKey, type DocumentRecord, type Library } from '../store';
-import { sameRepository, type PreviousRepositoryIndex } from '../ingest/reindex';
+import { sameRepository } from '../ingest/reindex';
 import type { Caller } from '../workers/client';
 import type {
   IndexApi,
@@ -267,7 +267,6 @@ export class LibraryService {
     const earlier = (await this.library.listDocuments()).find(
       (d) => d.kind === 'code' && d.name === repositoryName(source),
     );
-    const previous = earlier ? await this.previousIndex(earlier, settings) : undefined;
     const docId = crypto.randomUUID();
     const r = await this.indexer.call(
       'indexRepositoryHeld',
@@ -277,7 +276,16 @@ export class LibraryService {
         semanticK: settings.semanticK,
         embedder: embedderSpec(settings, this.baseUrl),
         cancelFlag: cancelFlagFor(job.signal),
-        ...(previous ? { previous } : {}),
+        // The worker reads the earlier index itself: the page never holds it.
+        ...(earlier
+          ? {
+              previousFrom: {
+                dbName: this.library.name,
+                docId: earlier.id,
+                embedderId: settings.embedderId,
+              },
+            }
+          : {}),
       },
       job,
     );
@@ -332,27 +340,6 @@ export class LibraryService {
       };
     }
     return { document: saved, report, error: null, timings: r.timings };
-  }
-
-  /** A stored repository's text, windows, vectors of the active embedder and file parses. */
-  private async previousIndex(
-    doc: DocumentRecord,
-    settings: IndexSettings,
-  ): Promise<PreviousRepositoryIndex | undefined> {
-    const [text, fragments, stored, parses] = await Promise.all([
-      this.library.getSource(doc.id),
-      this.library.getFragments(doc.id),
-      this.library.getVectors(doc.id, settings.embedderId),
-      this.library.getCodeSyntax(doc.id),
-    ]);
-    if (text === undefined || !fragments) return undefined;
-    return {
-      text,
-      starts: fragments.starts,
-      ends: fragments.ends,
-      parses,
-      ...(stored ? { vectors: stored.vectors, embedderId: stored.embedderId } : {}),
-    };
   }
 
   /**

@@ -73,7 +73,7 @@ import {
   type ReindexCounts,
 } from '../ingest/reindex';
 import type { HandlerContext } from './host';
-import { HeldIndexes, storeHeld, type StoreHeldRequest } from './index-store';
+import { HeldIndexes, previousIndex, storeHeld, type StoreHeldRequest } from './index-store';
 import type { DocumentRecord, Library } from '../store';
 import { shareArrays, splitRanges, type WorkerPool } from './pool';
 import type { PoolApi } from './pool-handlers';
@@ -202,6 +202,11 @@ export interface IndexRepositoryRequest {
   cancelFlag?: Int32Array;
   /** The stored index of an earlier version of this repository: reuse its parses and vectors. */
   previous?: PreviousRepositoryIndex;
+  /**
+   * Or where to read it: the stored repository of this id in the library of this name, with the
+   * vectors of this embedder (read here, so the page never holds the earlier index either).
+   */
+  previousFrom?: { dbName: string; docId: string; embedderId: string };
 }
 
 /** A repository's file as the library keeps it (a section of the stored text). */
@@ -889,7 +894,13 @@ export function createIndexHandlers(deps: IndexDependencies) {
       req: IndexRepositoryRequest,
       ctx: HandlerContext,
     ): Promise<HeldRepositoryResult> => {
-      const r = await indexRepository(deps, parser, req, keep(ctx));
+      let request = req;
+      if (req.previousFrom && deps.library) {
+        const { dbName, docId, embedderId } = req.previousFrom;
+        const previous = await previousIndex(await deps.library(dbName), docId, embedderId);
+        request = { ...req, ...(previous ? { previous } : {}) };
+      }
+      const r = await indexRepository(deps, parser, request, keep(ctx));
       if (!r.ok) return r;
       const held = holding.hold({
         text: r.text,

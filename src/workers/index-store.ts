@@ -16,7 +16,7 @@
  * the repository) stay on the page, unchanged: only where the arrays live moved.
  */
 import type { CsrMatrix, VectorSet } from '../core/types';
-import type { FileParse } from '../ingest/reindex';
+import type { FileParse, PreviousRepositoryIndex } from '../ingest/reindex';
 import type { DocumentRecord, Library, NewDocument, RelationParams } from '../store';
 import type { HandlerContext } from './host';
 import type { IndexedFragments } from './index-handlers';
@@ -138,5 +138,30 @@ export function libraryOpener(
     const next = openLibrary(name);
     open.set(name, next);
     return next;
+  };
+}
+
+/**
+ * A stored repository's text, windows, vectors of `embedderId` and file parses: what a newer
+ * drop of it reuses (src/ingest/reindex.ts). Undefined when the text or windows are missing.
+ */
+export async function previousIndex(
+  library: Library,
+  docId: string,
+  embedderId: string,
+): Promise<PreviousRepositoryIndex | undefined> {
+  const [text, fragments, stored, parses] = await Promise.all([
+    library.getSource(docId),
+    library.getFragments(docId),
+    library.getVectors(docId, embedderId),
+    library.getCodeSyntax(docId),
+  ]);
+  if (text === undefined || !fragments) return undefined;
+  return {
+    text,
+    starts: fragments.starts,
+    ends: fragments.ends,
+    parses,
+    ...(stored ? { vectors: stored.vectors, embedderId: stored.embedderId } : {}),
   };
 }
