@@ -97,7 +97,8 @@ export interface IndexDependencies {
   grammars?: GrammarSource;
   /**
    * Workers for the semantic relation of large documents (core/relations/semantic-parallel.ts;
-   * the index worker's: semantic-pool-web.ts). Absent or null: built on this thread.
+   * the index worker's: its one pool, through semantic-shares.ts). Absent or null: built on this
+   * thread.
    */
   semanticPool?: () => SemanticPool | null;
   /**
