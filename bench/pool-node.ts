@@ -13,7 +13,6 @@
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker as NodeWorker } from 'node:worker_threads';
 import { coverWindows } from '../src/core/code/cover';
 import { buildCodeGraph, type CodeFile } from '../src/core/code/graph';
 import { layoutRepository, repositoryWindows } from '../src/core/code/layout';
@@ -25,28 +24,13 @@ import {
 } from '../src/core/code/summary';
 import { CodeParser, parseRepository } from '../src/models/code-syntax';
 import { nodeGrammarSource } from '../src/models/tree-sitter-node';
-import { WorkerClient } from '../src/workers/client';
 import { parseFilesOnPool } from '../src/workers/index-handlers';
-import { shareArrays, WorkerPool } from '../src/workers/pool';
-import type { PoolApi } from '../src/workers/pool-handlers';
+import { shareArrays } from '../src/workers/pool';
 import { ingestMillionLines } from './scale-repo';
+import { nodePool } from '../test/pool-node';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const log = (s: string) => process.stderr.write(`[pool-node] ${s}\n`);
-
-/** A worker_threads Worker shaped as the DOM Worker that WorkerClient expects. */
-function nodeWorker(): Worker {
-  const w = new NodeWorker(new URL('./pool-node-worker.mjs', import.meta.url));
-  return {
-    addEventListener: (type: string, f: (e: unknown) => void) => {
-      if (type === 'message') w.on('message', (data) => f({ data }));
-      else if (type === 'error') w.on('error', (e) => f({ message: e.message }));
-      else if (type === 'messageerror') w.on('messageerror', () => f({}));
-    },
-    postMessage: (m: unknown, transfer?: Transferable[]) => w.postMessage(m, transfer as never),
-    terminate: () => void w.terminate(),
-  } as unknown as Worker;
-}
 
 async function timed<T>(
   what: string,
@@ -73,7 +57,7 @@ async function main() {
   const files = doc.files
     .slice(0, Number(process.env.POOL_NODE_FILES ?? Infinity))
     .map((f) => ({ path: f.path, text: doc.text.slice(f.start, f.end) }));
-  const pool = new WorkerPool<PoolApi>(() => new WorkerClient<PoolApi>(nodeWorker()), members);
+  const pool = nodePool(members);
   // Start the members and load their grammars before timing (the app's members stay warm too).
   await pool.map(
     'parse',

@@ -1,7 +1,7 @@
 /**
  * @file Scale (issue 16): the semantic relation in headless Chromium (the e2e browser) on one
- * thread and on a pool of 1 and 2 Web Workers (core/relations/semantic-parallel.ts with the
- * app's pool, src/workers/semantic-pool.ts), on the vectors of bench/scale.ts: 100k x 100 and the
+ * thread and on a pool of 1 and 2 Web Workers (core/relations/semantic-parallel.ts on the
+ * app's pool, src/workers/pool.ts and semantic-shares.ts), on the vectors of bench/scale.ts: 100k x 100 and the
  * first 25k projected to 384-d.
  *
  * The page and the worker script are bundled with esbuild and served by Playwright's router at
@@ -29,20 +29,15 @@ const src = (path: string) => JSON.stringify(fileURLToPath(new URL(path, import.
 const pageEntry = `
 import { semanticNeighbours } from ${src('../src/core/relations/semantic.ts')};
 import { semanticNeighboursParallel } from ${src('../src/core/relations/semantic-parallel.ts')};
-import { createSemanticPool } from ${src('../src/workers/semantic-pool.ts')};
+import { WorkerClient } from ${src('../src/workers/client.ts')};
+import { WorkerPool } from ${src('../src/workers/pool.ts')};
+import { semanticSharesOn } from ${src('../src/workers/semantic-shares.ts')};
 const pools = {};
-const poolOf = (size) =>
-  (pools[size] ??= createSemanticPool(size, () => {
-    const worker = new Worker('/share.js');
-    return {
-      postMessage: (m, t) => worker.postMessage(m, t),
-      listen(onMessage, onError) {
-        worker.onmessage = (e) => onMessage(e.data);
-        worker.onerror = (e) => onError(new Error(e.message));
-      },
-      terminate: () => worker.terminate(),
-    };
-  }));
+const members = {};
+const poolOf = (size) => {
+  members[size] ??= new WorkerPool(() => new WorkerClient(new Worker('/share.js')), size);
+  return (pools[size] ??= semanticSharesOn(members[size]));
+};
 let reference = null;
 const same = (a, b) =>
   a.col.length === b.col.length &&
@@ -78,7 +73,12 @@ const bundle = async (contents: string) =>
   ).outputFiles[0].text;
 
 const pageJs = await bundle(pageEntry);
-const workerJs = await bundle(`import ${src('../src/workers/semantic-share.worker.ts')};`);
+// The app's pool members serve parsing and the code relation's rows too; the bench's serve only
+// the semantic relation's shares (the same handler), so the bundle needs no tree-sitter.
+const workerJs = await bundle(`
+import { serveWorker } from ${src('../src/workers/host.ts')};
+import { createShareHandler } from ${src('../src/workers/semantic-shares.ts')};
+serveWorker(self, { share: createShareHandler() });`);
 
 const { vectors } = libraryVectors();
 // SCALE_CHROMIUM_FRAGMENTS: a smaller 100-d run only (a smoke test of the bench itself).

@@ -23,7 +23,7 @@ import { semanticNeighbours } from '../src/core/relations/semantic';
 import { semanticNeighboursParallel } from '../src/core/relations/semantic-parallel';
 import type { CsrMatrix, VectorSet } from '../src/core/types';
 import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
-import { nodeSemanticPool } from '../test/semantic-pool-node';
+import { nodeSemanticPool } from '../test/pool-node';
 import type { BenchSection } from './run';
 import { head, project, sampledRecall } from './scale';
 

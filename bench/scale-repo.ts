@@ -22,7 +22,7 @@
  * `npm test`. SCALE_REPO_ONLY picks runs (million, small, cancel, folder, folder-cancel);
  * SCALE_REPO_SMALL_FILES sets the
  * small zip's file count (30,000); SCALE_REPO_TIMEOUT_S its time limit (300 s; a loaded machine
- * needs more); SCALE_REPO_CANCEL_AT the seconds after the drop at which the cancel runs click
+ * needs more); SCALE_REPO_CANCEL_AT the seconds after the drop (or the stage, e.g. Saving) at which the cancel runs click
  * Cancel (10,45,75). Each run also records the page's uncaught errors, console errors and crashes, and,
  * when a job ends without a document, every notice then on the page.
  *
@@ -370,6 +370,8 @@ interface RunResult {
   /** A folder run: the files the picker gave, and ms from setInputFiles to the change event. */
   pickedFiles?: number;
   setInputFilesMs?: number;
+  /** Library items shown 5 s after a cancel ended the job (0: nothing was stored). */
+  listedAfterCancel?: number;
   error?: string;
   /** Uncaught errors on the page and its workers, and console errors (what a silent end hides). */
   pageErrors: string[];
@@ -419,7 +421,7 @@ async function runOnce(
   name: string,
   bytes: Uint8Array,
   timeoutMs: number,
-  opts: { cancelAfterMs?: number; query?: boolean; folder?: string },
+  opts: { cancelAfterMs?: number; cancelAtStage?: string; query?: boolean; folder?: string },
   log: (line: string) => void,
 ): Promise<RunResult> {
   const context = await browser.newContext();
@@ -592,14 +594,15 @@ async function runOnce(
         result.outcome = 'cancelled';
         result.cancelStopMs = Date.now() - cancelClickedAt;
         result.ms = now;
+        // Nothing may land later: the worker's write (if it had begun) is aborted, not finished.
+        await new Promise((r) => setTimeout(r, 5000));
+        result.listedAfterCancel = await page.getByTestId('library-item').count();
         break;
       }
-      if (
-        cancelClickedAt === 0 &&
-        opts.cancelAfterMs !== undefined &&
-        now >= opts.cancelAfterMs &&
-        state.jobs > 0
-      ) {
+      const cancelNow =
+        (opts.cancelAfterMs !== undefined && now >= opts.cancelAfterMs) ||
+        (opts.cancelAtStage !== undefined && (state.job ?? '').startsWith(opts.cancelAtStage));
+      if (cancelClickedAt === 0 && cancelNow && state.jobs > 0) {
         result.cancelledAtStage = state.job;
         await page.getByTestId('job').getByRole('button', { name: 'Cancel' }).click();
         cancelClickedAt = Date.now();
@@ -853,11 +856,13 @@ export const scaleRepoSection: BenchSection = {
         }
       }
       if (only.includes('cancel')) {
-        const cancelAt = (process.env.SCALE_REPO_CANCEL_AT ?? '10,45,75').split(',').map(Number);
-        for (const ms of cancelAt.map((s) => s * 1000)) {
-          await timed(() =>
-            runOnce(browser, 'million.zip', bigZip, 120_000, { cancelAfterMs: ms }, log),
-          );
+        // Seconds after the drop, or the start of a stage's label ("Saving").
+        const cancelAt = (process.env.SCALE_REPO_CANCEL_AT ?? '10,45,75').split(',');
+        for (const at of cancelAt) {
+          const when = Number.isFinite(Number(at))
+            ? { cancelAfterMs: Number(at) * 1000 }
+            : { cancelAtStage: at };
+          await timed(() => runOnce(browser, 'million.zip', bigZip, 240_000, when, log));
         }
       }
     } finally {

@@ -70,6 +70,7 @@ async function setup(): Promise<{ library: Library; service: LibraryService }> {
       ingest: (files, options) => ingestFiles(files, options),
       loadEmbedder: async () => staticEmbedder(model),
       grammars: nodeGrammarSource(path.resolve('node_modules')),
+      library: async () => library,
     }),
   );
   return { library, service: new LibraryService(library, indexer, 'http://127.0.0.1/') };

@@ -341,8 +341,19 @@ export class Library {
    * vectors and relations are removed, because they were computed for the old fragments. Either
    * everything is written or, on any failure (quota, abort, closed tab), nothing changes.
    * Returns the stored document record.
+   *
+   * `signal` cancels: before the transaction nothing is written; during it the transaction is
+   * aborted (nothing written either) and the call rejects with an 'AbortError' DOMException. A
+   * cancel that comes after the commit changes nothing: the document is stored.
    */
-  async saveIndexedDocument(input: IndexedDocumentInput): Promise<DocumentRecord> {
+  async saveIndexedDocument(
+    input: IndexedDocumentInput,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<DocumentRecord> {
+    const { signal } = options;
+    const cancelled = () =>
+      new DOMException('Saving was cancelled; nothing was stored.', 'AbortError');
+    if (signal?.aborted) throw cancelled();
     const { document: meta, source, fragments } = input;
     const id = meta.id;
     const count = fragments.count;
@@ -375,29 +386,46 @@ export class Library {
     if (syntaxRecord) storedBytes += textBytes(JSON.stringify(syntaxRecord.files));
     const documentRecord: DocumentRecord = { ...meta, fragmentCount: count, storedBytes };
 
+    if (signal?.aborted) throw cancelled();
     return this.guard(
-      () => {
+      async () => {
         const tx = this.db.transaction(DOCUMENT_STORES, 'readwrite');
-        return commit(tx, async () => {
-          const requests = new Requests();
-          const range = documentKeyRange(id);
-          requests.add(tx.objectStore('vectors').delete(range));
-          requests.add(tx.objectStore('relations').delete(range));
-          // New fragments: what a pipeline built from the old ones no longer applies.
-          requests.add(tx.objectStore('pipelineMemory').delete(range));
-          requests.add(
-            syntaxRecord
-              ? tx.objectStore('codeSyntax').put(syntaxRecord)
-              : tx.objectStore('codeSyntax').delete(id),
-          );
-          requests.add(tx.objectStore('documents').put(documentRecord));
-          requests.add(tx.objectStore('sources').put({ docId: id, text: source }));
-          requests.add(tx.objectStore('fragments').put(fragmentsRecord));
-          for (const r of vectorRecords) requests.add(tx.objectStore('vectors').put(r));
-          for (const r of relationRecords) requests.add(tx.objectStore('relations').put(r));
-          await requests.all();
-          return documentRecord;
-        });
+        const abort = () => {
+          try {
+            tx.abort();
+          } catch {
+            // Already committed or aborted: the cancel came too late to change anything.
+          }
+        };
+        signal?.addEventListener('abort', abort, { once: true });
+        try {
+          return await commit(tx, async () => {
+            const requests = new Requests();
+            const range = documentKeyRange(id);
+            requests.add(tx.objectStore('vectors').delete(range));
+            requests.add(tx.objectStore('relations').delete(range));
+            // New fragments: what a pipeline built from the old ones no longer applies.
+            requests.add(tx.objectStore('pipelineMemory').delete(range));
+            requests.add(
+              syntaxRecord
+                ? tx.objectStore('codeSyntax').put(syntaxRecord)
+                : tx.objectStore('codeSyntax').delete(id),
+            );
+            requests.add(tx.objectStore('documents').put(documentRecord));
+            requests.add(tx.objectStore('sources').put({ docId: id, text: source }));
+            requests.add(tx.objectStore('fragments').put(fragmentsRecord));
+            for (const r of vectorRecords) requests.add(tx.objectStore('vectors').put(r));
+            for (const r of relationRecords) requests.add(tx.objectStore('relations').put(r));
+            await requests.all();
+            return documentRecord;
+          });
+        } catch (error) {
+          // Our own abort reads as the request's AbortError; say it was the cancel.
+          if (signal?.aborted) throw cancelled();
+          throw error;
+        } finally {
+          signal?.removeEventListener('abort', abort);
+        }
       },
       { what: `saving "${meta.name}"`, neededBytes: storedBytes, excludeId: id },
     );

@@ -53,3 +53,36 @@ describe('transactionCause', () => {
     expect(transactionCause(data, null)).toBe(data);
   });
 });
+
+describe('a save the person cancels', () => {
+  it('writes nothing when cancelled before it starts or while the transaction runs', async () => {
+    await library.saveIndexedDocument(sampleDocument('a', { name: 'Kept.txt', count: 5 }));
+    const before = new AbortController();
+    before.abort();
+    const early = library.saveIndexedDocument(sampleDocument('b', { count: 5 }), {
+      signal: before.signal,
+    });
+    await expect(early).rejects.toMatchObject({ name: 'AbortError' });
+
+    // The transaction is open and its requests issued when the call returns; a cancel then
+    // aborts it, and none of its records land.
+    const during = new AbortController();
+    const midway = library.saveIndexedDocument(sampleDocument('c', { count: 5 }), {
+      signal: during.signal,
+    });
+    during.abort();
+    await expect(midway).rejects.toMatchObject({ name: 'AbortError' });
+    expect((await library.listDocuments()).map((d) => d.name)).toEqual(['Kept.txt']);
+    expect(await library.getSource('c')).toBeUndefined();
+    expect(await library.getFragments('c')).toBeUndefined();
+  });
+
+  it('changes nothing once the write has committed', async () => {
+    const late = new AbortController();
+    const saved = await library.saveIndexedDocument(sampleDocument('d', { count: 5 }), {
+      signal: late.signal,
+    });
+    late.abort();
+    expect((await library.getDocument('d'))?.fragmentCount).toBe(saved.fragmentCount);
+  });
+});

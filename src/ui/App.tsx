@@ -48,7 +48,7 @@ import { InterruptedImports } from './storage/InterruptedImports';
 import { StoragePanel } from './storage/StoragePanel';
 import { UpdateNotice } from './offline/UpdateNotice';
 import { embedderFallback } from './storage/embedder-fallback';
-import { announcingWrites, libraryChanges, useTabSync } from './sync/tab-sync';
+import { announcingWrites, libraryChanges, tabSync, useTabSync } from './sync/tab-sync';
 import { ScoringNotice } from './scripts/ScoringNotice';
 import { TunePanel } from './tune/TunePanel';
 import { followMeasuredPreset, presetRetrievalSettings } from './presets/PresetPicker';
@@ -102,7 +102,11 @@ function useServices(onNotice: (kind: Notice['kind'], text: string) => void): Bo
         const ping = await retrieval.call('ping', null);
         setBoot({
           status: 'ready',
-          services: { library: lib, service: new LibraryService(lib, indexer), retrieval },
+          services: {
+            library: lib,
+            service: new LibraryService(lib, indexer, undefined, () => tabSync().post('library')),
+            retrieval,
+          },
           workers: `Workers ready${ping.crossOriginIsolated ? ' (cross-origin isolated)' : ''}`,
         });
       })

@@ -51,6 +51,7 @@ beforeEach(async () => {
           ? staticEmbedder(model, PLAIN_ID, { removeCommonComponent: false })
           : staticEmbedder(model),
       grammars: nodeGrammarSource(path.resolve('node_modules')),
+      library: async () => library,
     }),
   );
   service = new LibraryService(library, indexer, 'http://127.0.0.1/');
@@ -75,17 +76,19 @@ describe('LibraryService', () => {
 
   it('recomputes exactly what a changed setting invalidates', async () => {
     const doc = await service.addFile(alice(), defaultIndexSettings, job());
-    indexer.calls.index = 0;
+    // The book was indexed in the worker and stored from there.
+    expect(indexer.calls).toEqual({ indexHeld: 1, storeHeld: 1 });
+    for (const kind of Object.keys(indexer.calls)) delete indexer.calls[kind];
 
     // Nothing changed: nothing runs.
     expect(await service.refresh(doc, defaultIndexSettings, job())).toBe(false);
-    expect(indexer.calls).toEqual({ index: 0 });
+    expect(indexer.calls).toEqual({});
 
     // k changed: only the semantic relation is rebuilt, from the stored vectors.
     const k8: IndexSettings = { ...defaultIndexSettings, semanticK: 8 };
     expect(await service.staleness(doc, k8)).toBe('relation');
     expect(await service.refresh(doc, k8, job())).toBe(true);
-    expect(indexer.calls).toEqual({ index: 0, relate: 1 });
+    expect(indexer.calls).toEqual({ relate: 1 });
     expect(service.stats.embeddedFragments).toBe(doc.fragmentCount);
     const parts = await library.listIndexParts(doc.id);
     expect(parts.relations).toHaveLength(2);
@@ -94,7 +97,7 @@ describe('LibraryService', () => {
     const plain: IndexSettings = { ...defaultIndexSettings, embedderId: PLAIN_ID };
     expect(await service.staleness(doc, plain)).toBe('vectors');
     expect(await service.refresh(doc, plain, job())).toBe(true);
-    expect(indexer.calls).toEqual({ index: 0, relate: 1, embed: 1 });
+    expect(indexer.calls).toEqual({ relate: 1, embed: 1 });
     expect((await library.listIndexParts(doc.id)).embedderIds.sort()).toEqual(
       [PLAIN_ID, STATIC_EMBEDDER_ID].sort(),
     );
@@ -111,7 +114,7 @@ describe('LibraryService', () => {
     };
     expect(await service.staleness(again, large)).toBe('fragments');
     expect(await service.refresh(again, large, job())).toBe(true);
-    expect(indexer.calls.index).toBe(1);
+    expect(indexer.calls).toEqual({ relate: 1, embed: 1, indexHeld: 1, storeHeld: 1 });
     const redone = (await library.getDocument(doc.id))!;
     expect(2 * redone.fragmentCount).toBeLessThan(doc.fragmentCount);
     expect((await library.listIndexParts(doc.id)).embedderIds).toEqual([STATIC_EMBEDDER_ID]);
@@ -123,6 +126,8 @@ describe('LibraryService', () => {
     await expect(service.addFile(alice(), defaultIndexSettings, job())).rejects.toThrow(
       /already in the library/,
     );
+    // The second index was computed, then dropped in the worker rather than stored.
+    expect(indexer.calls).toMatchObject({ indexHeld: 2, storeHeld: 1, dropHeld: 1 });
     await expect(
       service.addFile(new File([new Uint8Array(0)], 'empty.txt'), defaultIndexSettings, job()),
     ).rejects.toThrow(/empty\.txt/);
@@ -139,6 +144,20 @@ describe('LibraryService', () => {
     });
     const error = await adding.catch((e: unknown) => e);
     expect(isAbortError(error)).toBe(true);
+    expect(await library.listDocuments()).toEqual([]);
+  });
+
+  it('stores nothing when cancelled as the save begins, and the worker lets the index go', async () => {
+    const controller = new AbortController();
+    const adding = service.addFile(alice(), defaultIndexSettings, {
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.stage === 'save') controller.abort();
+      },
+    });
+    const error = await adding.catch((e: unknown) => e);
+    expect(isAbortError(error)).toBe(true);
+    expect(indexer.calls).toMatchObject({ indexHeld: 1, dropHeld: 1 });
     expect(await library.listDocuments()).toEqual([]);
   });
 });

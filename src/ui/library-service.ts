@@ -14,18 +14,17 @@ import { STATIC_EMBEDDER_ID, STATIC_MODEL_PATH } from '../core/embed/static';
 import { EMBEDDING_MODELS } from '../models/catalogue';
 import type { EmbedderSpec } from '../models/embedder';
 import { DEFAULT_HUB_HOST } from '../models/settings';
-import type { CsrMatrix, VectorSet } from '../core/types';
-import { relationParamsKey, type DocumentRecord, type Library, type RelationInput } from '../store';
-import { sameRepository, type PreviousRepositoryIndex } from '../ingest/reindex';
+import { relationParamsKey, type DocumentRecord, type Library } from '../store';
+import { sameRepository } from '../ingest/reindex';
 import type { Caller } from '../workers/client';
 import type {
   IndexApi,
-  IndexedFragments,
   IndexRepositoryTimings,
   RepositoryFileSpan,
   RepositoryReport,
   RepositorySource,
 } from '../workers/index-handlers';
+import type { StoreHeldRequest } from '../workers/index-store';
 import type { Progress } from '../workers/protocol';
 import { semanticParams } from '../workers/retrieval-params';
 import { codeRelationParams } from '../workers/retrieval-types';
@@ -128,7 +127,41 @@ export class LibraryService {
     private readonly indexer: Caller<IndexApi>,
     /** Base URL the static embedder's asset is resolved against. */
     private readonly baseUrl: string = globalThis.document?.baseURI ?? '',
+    /**
+     * Called after the index worker stored a document (the page's library did not write it, so
+     * its own announcing of writes to other tabs did not run; App passes the tab sync).
+     */
+    private readonly announceStored: () => void = () => {},
   ) {}
+
+  /**
+   * Store an index the worker holds under `document`, or drop it when anything before the store
+   * fails (a duplicate, a cancel): the worker must not keep it.
+   */
+  private async storeHeld(
+    held: number,
+    settle: () => Promise<Omit<StoreHeldRequest, 'held' | 'dbName'> | null>,
+    job: JobCallbacks,
+  ): Promise<DocumentRecord | null> {
+    let stored = false;
+    try {
+      const request = await settle();
+      if (!request) return null;
+      job.onProgress({ stage: 'save', done: 0, total: 1 });
+      const saved = await this.indexer.call(
+        'storeHeld',
+        { held, dbName: this.library.name, ...request },
+        job,
+      );
+      stored = true;
+      job.onProgress({ stage: 'save', done: 1, total: 1 });
+      this.announceStored();
+      return saved;
+    } finally {
+      // storeHeld releases the index itself, also when it fails; the rest never reached it.
+      if (!stored) void this.indexer.call('dropHeld', { held }).catch(() => undefined);
+    }
+  }
 
   /**
    * Read, index and store one file. Resolves with the stored document; rejects with an
@@ -143,7 +176,7 @@ export class LibraryService {
     const docId = crypto.randomUUID();
     const spec = embedderSpec(settings, this.baseUrl);
     const r = await this.indexer.call(
-      'index',
+      'indexHeld',
       {
         docId,
         source: options.encoding ? { file, encoding: options.encoding } : { file },
@@ -154,34 +187,37 @@ export class LibraryService {
       job,
     );
     const doc = r.document!;
-    const existing = (await this.library.listDocuments()).find(
-      (d) => d.sha256 === doc.sha256 && d.name === doc.name && d.id !== options.replaces,
-    );
-    if (existing) {
-      throw new Error(`“${doc.name}” is already in the library; it was not added twice.`);
-    }
-    this.stats.embeddedFragments += r.vectors.count;
-    job.onProgress({ stage: 'save', done: 0, total: 1 });
-    const saved = await this.library.saveIndexedDocument({
-      document: {
-        id: docId,
-        name: doc.name,
-        format: doc.format,
-        kind: doc.kind,
-        bytes: doc.bytes,
-        sha256: doc.sha256,
-        encoding: doc.encoding,
-        ...(doc.encodingGuessed ? { encodingGuessed: true } : {}),
-        addedAt: Date.now(),
-        status: 'indexed',
-        fragmentOptions: fragmentOptionsOf(settings),
-        embedderId: r.embedderId,
-        sections: doc.sections,
+    const saved = (await this.storeHeld(
+      r.held,
+      async () => {
+        const existing = (await this.library.listDocuments()).find(
+          (d) => d.sha256 === doc.sha256 && d.name === doc.name && d.id !== options.replaces,
+        );
+        if (existing) {
+          throw new Error(`“${doc.name}” is already in the library; it was not added twice.`);
+        }
+        this.stats.embeddedFragments += r.fragmentCount;
+        return {
+          document: {
+            id: docId,
+            name: doc.name,
+            format: doc.format,
+            kind: doc.kind,
+            bytes: doc.bytes,
+            sha256: doc.sha256,
+            encoding: doc.encoding,
+            ...(doc.encodingGuessed ? { encodingGuessed: true } : {}),
+            addedAt: Date.now(),
+            status: 'indexed',
+            fragmentOptions: fragmentOptionsOf(settings),
+            embedderId: r.embedderId,
+            sections: doc.sections,
+          },
+          semanticParams: semanticParams(r.embedderId, settings.semanticK),
+        };
       },
-      source: doc.text,
-      ...indexedParts(r, settings),
-    });
-    job.onProgress({ stage: 'save', done: 1, total: 1 });
+      job,
+    ))!;
     this.files.set(saved.id, file);
     // A re-read replaces the old record only once the new one is stored.
     if (options.replaces) {
@@ -231,26 +267,71 @@ export class LibraryService {
     const earlier = (await this.library.listDocuments()).find(
       (d) => d.kind === 'code' && d.name === repositoryName(source),
     );
-    const previous = earlier ? await this.previousIndex(earlier, settings) : undefined;
     const docId = crypto.randomUUID();
     const r = await this.indexer.call(
-      'indexRepository',
+      'indexRepositoryHeld',
       {
         docId,
         source,
         semanticK: settings.semanticK,
         embedder: embedderSpec(settings, this.baseUrl),
         cancelFlag: cancelFlagFor(job.signal),
-        ...(previous ? { previous } : {}),
+        // The worker reads the earlier index itself: the page never holds it.
+        ...(earlier
+          ? {
+              previousFrom: {
+                dbName: this.library.name,
+                docId: earlier.id,
+                embedderId: settings.embedderId,
+              },
+            }
+          : {}),
       },
       job,
     );
     if (!r.ok) return { document: null, report: r.report, error: r.error.message, timings: null };
     const doc = r.document;
-    const existing = (await this.library.listDocuments()).find(
-      (d) => d.sha256 === doc.sha256 && d.name === doc.name,
+    let report = r.report;
+    const saved = await this.storeHeld(
+      r.held,
+      async () => {
+        const existing = (await this.library.listDocuments()).find(
+          (d) => d.sha256 === doc.sha256 && d.name === doc.name,
+        );
+        if (existing) return null;
+        this.stats.embeddedFragments += r.report.reuse?.windowsEmbedded ?? r.fragmentCount;
+        // Another repository that shares only the name is added beside it. What was reused is
+        // still right (reuse goes by content), but the report must not say "updated".
+        const replaces =
+          earlier && sameRepository(repositoryFiles(earlier), doc.files) ? earlier : null;
+        if (!replaces) report = { ...r.report, reuse: undefined };
+        // Same id: the store replaces the earlier version's whole index in one transaction.
+        return {
+          document: {
+            id: replaces?.id ?? docId,
+            name: doc.name,
+            format: doc.format,
+            kind: 'code',
+            bytes: doc.bytes,
+            sha256: doc.sha256,
+            addedAt: replaces?.addedAt ?? Date.now(),
+            status: 'indexed',
+            fragmentOptions: fragmentOptionsOf(settings),
+            embedderId: r.embedderId,
+            sections: doc.files.map((f) => ({
+              title: f.path,
+              start: f.start,
+              end: f.end,
+              kind: 'file',
+            })),
+          },
+          semanticParams: semanticParams(r.embedderId, settings.semanticK),
+          codeParams: codeRelationParams(r.codeParams),
+        };
+      },
+      job,
     );
-    if (existing) {
+    if (!saved) {
       return {
         document: null,
         report: r.report,
@@ -258,68 +339,7 @@ export class LibraryService {
         timings: r.timings,
       };
     }
-    this.stats.embeddedFragments += r.report.reuse?.windowsEmbedded ?? r.vectors.count;
-    // Another repository that shares only the name is added beside it. What was reused is
-    // still right (reuse goes by content), but the report must not say "updated".
-    const replaces =
-      earlier && sameRepository(repositoryFiles(earlier), doc.files) ? earlier : null;
-    const id = replaces?.id ?? docId;
-    const report = replaces ? r.report : { ...r.report, reuse: undefined };
-    job.onProgress({ stage: 'save', done: 0, total: 1 });
-    // Same id: the store replaces the earlier version's whole index in one transaction.
-    const saved = await this.library.saveIndexedDocument({
-      document: {
-        id,
-        name: doc.name,
-        format: doc.format,
-        kind: 'code',
-        bytes: doc.bytes,
-        sha256: doc.sha256,
-        addedAt: replaces?.addedAt ?? Date.now(),
-        status: 'indexed',
-        fragmentOptions: fragmentOptionsOf(settings),
-        embedderId: r.embedderId,
-        sections: doc.files.map((f) => ({
-          title: f.path,
-          start: f.start,
-          end: f.end,
-          kind: 'file',
-        })),
-      },
-      source: r.text,
-      ...indexedParts(r, settings, [
-        {
-          kind: 'code',
-          params: codeRelationParams(r.codeParams),
-          matrix: r.code,
-          references: r.codeReferences,
-        },
-      ]),
-      codeSyntax: r.parses,
-    });
-    job.onProgress({ stage: 'save', done: 1, total: 1 });
     return { document: saved, report, error: null, timings: r.timings };
-  }
-
-  /** A stored repository's text, windows, vectors of the active embedder and file parses. */
-  private async previousIndex(
-    doc: DocumentRecord,
-    settings: IndexSettings,
-  ): Promise<PreviousRepositoryIndex | undefined> {
-    const [text, fragments, stored, parses] = await Promise.all([
-      this.library.getSource(doc.id),
-      this.library.getFragments(doc.id),
-      this.library.getVectors(doc.id, settings.embedderId),
-      this.library.getCodeSyntax(doc.id),
-    ]);
-    if (text === undefined || !fragments) return undefined;
-    return {
-      text,
-      starts: fragments.starts,
-      ends: fragments.ends,
-      parses,
-      ...(stored ? { vectors: stored.vectors, embedderId: stored.embedderId } : {}),
-    };
   }
 
   /**
@@ -369,7 +389,7 @@ export class LibraryService {
     }
     if (stale === 'fragments') {
       const r = await this.indexer.call(
-        'index',
+        'indexHeld',
         {
           docId: doc.id,
           source: { text: source, sections: doc.sections },
@@ -379,17 +399,21 @@ export class LibraryService {
         },
         job,
       );
-      this.stats.embeddedFragments += r.vectors.count;
+      this.stats.embeddedFragments += r.fragmentCount;
       const { fragmentCount: _c, storedBytes: _b, ...meta } = doc;
-      await this.library.saveIndexedDocument({
-        document: {
-          ...meta,
-          fragmentOptions: fragmentOptionsOf(settings),
-          embedderId: r.embedderId,
-        },
-        source,
-        ...indexedParts(r, settings),
-      });
+      await this.storeHeld(
+        r.held,
+        () =>
+          Promise.resolve({
+            document: {
+              ...meta,
+              fragmentOptions: fragmentOptionsOf(settings),
+              embedderId: r.embedderId,
+            },
+            semanticParams: semanticParams(r.embedderId, settings.semanticK),
+          }),
+        job,
+      );
       return true;
     }
     if (stale === 'relation') {
@@ -451,29 +475,6 @@ export class LibraryService {
   source(id: string): Promise<string | undefined> {
     return this.library.getSource(id);
   }
-}
-
-/**
- * What an index worker computed, as the store keeps it: fragments, the embedder's vectors, and
- * the semantic relation (plus `more` relations, such as a repository's code relation).
- */
-function indexedParts(
-  r: { fragments: IndexedFragments; vectors: VectorSet; semantic: CsrMatrix; embedderId: string },
-  settings: IndexSettings,
-  more: RelationInput[] = [],
-) {
-  return {
-    fragments: { count: r.fragments.starts.length, ...r.fragments },
-    vectors: [{ embedderId: r.embedderId, vectors: r.vectors }],
-    relations: [
-      {
-        kind: 'semantic',
-        params: semanticParams(r.embedderId, settings.semanticK),
-        matrix: r.semantic,
-      },
-      ...more,
-    ],
-  };
 }
 
 function fragmentOptionsOf(settings: IndexSettings) {

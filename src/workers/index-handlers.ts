@@ -72,6 +72,8 @@ import {
   type ReindexCounts,
 } from '../ingest/reindex';
 import type { HandlerContext } from './host';
+import { HeldIndexes, previousIndex, storeHeld, type StoreHeldRequest } from './index-store';
+import type { DocumentRecord, Library } from '../store';
 import { shareArrays, splitRanges, type WorkerPool } from './pool';
 import type { PoolApi } from './pool-handlers';
 import { AbortError, buffersOf, isAbortError, type Progress } from './protocol';
@@ -94,7 +96,8 @@ export interface IndexDependencies {
   grammars?: GrammarSource;
   /**
    * Workers for the semantic relation of large documents (core/relations/semantic-parallel.ts;
-   * the index worker's: semantic-pool-web.ts). Absent or null: built on this thread.
+   * the index worker's: its one pool, through semantic-shares.ts). Absent or null: built on this
+   * thread.
    */
   semanticPool?: () => SemanticPool | null;
   /**
@@ -102,6 +105,11 @@ export interface IndexDependencies {
    * without it (or with one member) they run here, one after another, with the same result.
    */
   pool?: WorkerPool<PoolApi>;
+  /**
+   * The library, by database name, for storing a held index where it was computed
+   * (index-store.ts; the index worker opens its own connection). Without it `storeHeld` fails.
+   */
+  library?: (dbName: string) => Promise<Library>;
 }
 
 /** Least files / windows worth a pool's start-up (its members load the grammars first). */
@@ -194,6 +202,11 @@ export interface IndexRepositoryRequest {
   cancelFlag?: Int32Array;
   /** The stored index of an earlier version of this repository: reuse its parses and vectors. */
   previous?: PreviousRepositoryIndex;
+  /**
+   * Or where to read it: the stored repository of this id in the library of this name, with the
+   * vectors of this embedder (read here, so the page never holds the earlier index either).
+   */
+  previousFrom?: { dbName: string; docId: string; embedderId: string };
 }
 
 /** A repository's file as the library keeps it (a section of the stored text). */
@@ -261,9 +274,40 @@ export interface RelateCodeRequest {
   cancelFlag?: Int32Array;
 }
 
+/** An index the worker holds (index-store.ts): what the page needs to settle its record. */
+export interface HeldIndexResult {
+  held: number;
+  document?: Omit<ReadDocument, 'text'>;
+  fragmentCount: number;
+  embedderId: string;
+  timings: IndexResult['timings'];
+}
+
+/** A repository's index the worker holds: its result less the arrays and text. */
+export type HeldRepositoryResult =
+  | { ok: false; error: RepoIngestError; report: RepositoryReport }
+  | {
+      ok: true;
+      held: number;
+      document: Extract<IndexRepositoryResult, { ok: true }>['document'];
+      fragmentCount: number;
+      embedderId: string;
+      codeParams: CodeRelationOptions;
+      report: RepositoryReport;
+      timings: IndexRepositoryTimings;
+    };
+
 export interface IndexApi {
   [kind: string]: { payload: unknown; result: unknown };
   index: { payload: IndexRequest; result: IndexResult };
+  /** `index`, keeping the index in the worker for `storeHeld` (the page gets no arrays). */
+  indexHeld: { payload: IndexRequest; result: HeldIndexResult };
+  /** `indexRepository`, keeping the index in the worker for `storeHeld`. */
+  indexRepositoryHeld: { payload: IndexRepositoryRequest; result: HeldRepositoryResult };
+  /** Store a held index in the library, in one transaction; resolves with the stored record. */
+  storeHeld: { payload: StoreHeldRequest; result: DocumentRecord };
+  /** Forget a held index without storing it (a duplicate, a cancel). */
+  dropHeld: { payload: { held: number }; result: null };
   embed: { payload: EmbedRequest; result: EmbedResult };
   relate: { payload: RelateRequest; result: { semantic: CsrMatrix; relateMs: number } };
   indexRepository: { payload: IndexRepositoryRequest; result: IndexRepositoryResult };
@@ -817,8 +861,77 @@ export function createIndexHandlers(deps: IndexDependencies) {
     codeParser ??= new CodeParser(deps.grammars);
     return codeParser;
   };
+  const holding = new HeldIndexes();
+  // What is held is never sent, so nothing may be transferred (that would empty the arrays).
+  const keep = (ctx: HandlerContext): HandlerContext => ({ ...ctx, transfer: () => {} });
   return {
     index: (req: IndexRequest, ctx: HandlerContext) => index(deps, req, ctx),
+    indexHeld: async (req: IndexRequest, ctx: HandlerContext): Promise<HeldIndexResult> => {
+      const r = await index(deps, req, keep(ctx));
+      const text = r.document?.text ?? ('text' in req.source ? req.source.text : '');
+      let document: Omit<ReadDocument, 'text'> | undefined;
+      if (r.document) {
+        const { text: _text, ...rest } = r.document;
+        document = rest;
+      }
+      const held = holding.hold({
+        text,
+        fragments: r.fragments,
+        vectors: r.vectors,
+        embedderId: r.embedderId,
+        semantic: r.semantic,
+      });
+      return {
+        held,
+        ...(document ? { document } : {}),
+        fragmentCount: r.fragments.starts.length,
+        embedderId: r.embedderId,
+        timings: r.timings,
+      };
+    },
+    indexRepositoryHeld: async (
+      req: IndexRepositoryRequest,
+      ctx: HandlerContext,
+    ): Promise<HeldRepositoryResult> => {
+      let request = req;
+      if (req.previousFrom && deps.library) {
+        const { dbName, docId, embedderId } = req.previousFrom;
+        const previous = await previousIndex(await deps.library(dbName), docId, embedderId);
+        request = { ...req, ...(previous ? { previous } : {}) };
+      }
+      const r = await indexRepository(deps, parser, request, keep(ctx));
+      if (!r.ok) return r;
+      const held = holding.hold({
+        text: r.text,
+        fragments: r.fragments,
+        vectors: r.vectors,
+        embedderId: r.embedderId,
+        semantic: r.semantic,
+        code: { matrix: r.code, references: r.codeReferences },
+        parses: r.parses,
+      });
+      return {
+        ok: true,
+        held,
+        document: r.document,
+        fragmentCount: r.fragments.starts.length,
+        embedderId: r.embedderId,
+        codeParams: r.codeParams,
+        report: r.report,
+        timings: r.timings,
+      };
+    },
+    storeHeld: (req: StoreHeldRequest, ctx: HandlerContext) => {
+      if (!deps.library) {
+        holding.drop(req.held);
+        throw new Error('This indexing worker has no access to the library.');
+      }
+      return storeHeld(holding, deps.library, req, ctx);
+    },
+    dropHeld: ({ held }: { held: number }) => {
+      holding.drop(held);
+      return null;
+    },
     embed: (req: EmbedRequest, ctx: HandlerContext) => embed(deps, req, ctx),
     indexRepository: (req: IndexRepositoryRequest, ctx: HandlerContext) =>
       indexRepository(deps, parser, req, ctx),

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { nodeSemanticPool } from '../../test/semantic-pool-node';
+import { nodeSemanticPool } from '../../test/pool-node';
 import { prng } from '../core/prng';
 import { EXACT_MAX_FRAGMENTS, semanticNeighbours } from '../core/relations/semantic';
 import { semanticWork, type SemanticPool } from '../core/relations/semantic-parallel';

@@ -1,10 +1,11 @@
 /// <reference lib="webworker" />
 /**
  * @file The index worker: serves the indexing handlers (index-handlers.ts) off the UI thread.
- * Results cross as transferred buffers; the UI thread stores them in one transaction, so a
- * cancelled or failed index leaves nothing behind. The parallel parts of a repository's index
- * (parsing, the code relation's rows) go to a pool of workers, one per core (pool.ts); the
- * semantic relation of a large document to its own pool of share workers (semantic-pool-web.ts).
+ * An index is kept here and stored from here, in one transaction, once the page has settled its
+ * record (index-store.ts): the page never holds or encodes the arrays, and a cancelled or failed
+ * index leaves nothing behind. The parallel parts of an index (parsing, the code relation's rows,
+ * a large document's semantic relation) go to one pool of workers, one per core (pool.ts,
+ * semantic-shares.ts).
  */
 import { ingestFiles } from '../ingest';
 import { loadEmbedder } from '../models/embedder';
@@ -14,7 +15,9 @@ import { createIndexHandlers } from './index-handlers';
 import { WorkerClient } from './client';
 import { WorkerPool } from './pool';
 import type { PoolApi } from './pool-handlers';
-import { webSemanticPool } from './semantic-pool-web';
+import { semanticSharesOn } from './semantic-shares';
+import { libraryOpener } from './index-store';
+import { openLibrary } from '../store';
 
 export type { IndexApi } from './index-handlers';
 
@@ -31,7 +34,9 @@ serveWorker(
     ingest: ingestFiles,
     loadEmbedder,
     grammars: browserGrammarSource,
-    semanticPool: webSemanticPool,
+    // The same pool builds a large document's semantic relation (where workers can start).
+    semanticPool: () => (typeof Worker === 'undefined' ? null : semanticSharesOn(pool)),
     pool,
+    library: libraryOpener((name) => openLibrary(name)),
   }) as unknown as Record<string, Handler>,
 );

@@ -1,7 +1,8 @@
 /**
  * @file What the index worker's pool members do (pool.ts, pool.worker.ts), as plain handlers so
- * Node tests run them in-process: parse a share of a repository's files with tree-sitter, and
- * build a range of the code relation's rows from its shared summary state (core/code/summary.ts).
+ * Node tests run them in-process: parse a share of a repository's files with tree-sitter, build a
+ * range of the code relation's rows from its shared summary state (core/code/summary.ts), and run
+ * a share of a large document's semantic relation (semantic-shares.ts).
  * Both give exactly what the single-worker path gives for the same files or windows; the index
  * worker merges the parts in order (index-handlers.ts).
  */
@@ -11,6 +12,8 @@ import type { GrammarSource } from '../models/tree-sitter';
 import { createCheckpoint } from '../ingest/abort';
 import type { HandlerContext } from './host';
 import { AbortError, buffersOf } from './protocol';
+import { createShareHandler } from './semantic-shares';
+import type { SemanticWorkerResult, SemanticWorkerTask } from '../core/relations/semantic-parallel';
 
 export interface ParseShareRequest {
   files: { path: string; text: string }[];
@@ -32,11 +35,13 @@ export interface PoolApi {
   [kind: string]: { payload: unknown; result: unknown };
   parse: { payload: ParseShareRequest; result: RepositorySyntax };
   codeRows: { payload: CodeRowsRequest; result: RowBlock };
+  share: { payload: SemanticWorkerTask; result: SemanticWorkerResult };
 }
 
 export function createPoolHandlers(grammars: GrammarSource) {
   let parser: CodeParser | null = null;
   return {
+    share: createShareHandler(),
     parse: async (req: ParseShareRequest, ctx: HandlerContext): Promise<RepositorySyntax> => {
       parser ??= new CodeParser(grammars);
       return parseRepository(req.files, parser, {

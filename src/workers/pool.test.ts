@@ -191,6 +191,60 @@ describe('WorkerPool', () => {
     expect(fakeWorker.terminate).toHaveBeenCalled();
   });
 
+  it('run: one task on a free member, waiting while all are busy; an abort stops only its own', async () => {
+    const terminated: number[] = [];
+    const started: number[] = [];
+    const finish = new Map<number, () => void>();
+    let made = 0;
+    const pool = new WorkerPool<TestApi>(() => {
+      const id = made++;
+      const member: PoolMember<TestApi> = {
+        call: (_kind, payload, options) =>
+          new Promise((resolve, reject) => {
+            started.push(payload as number);
+            options?.signal?.addEventListener('abort', () => reject(new AbortError()));
+            finish.set(payload as number, () => resolve((payload as number) * 10));
+          }),
+        terminate: () => terminated.push(id),
+      };
+      return member;
+    }, 2);
+    const a = pool.run('echo', 1);
+    const b = pool.run('echo', 2);
+    const waiting = new AbortController();
+    const c = pool.run('echo', 3, { signal: waiting.signal });
+    const d = pool.run('echo', 4);
+    await new Promise((r) => setTimeout(r, 1));
+    // Two members, two tasks running; the others wait for a member.
+    expect(started).toEqual([1, 2]);
+    // A task aborted while it waits never runs, and stops nobody.
+    waiting.abort();
+    expect(isAbortError(await c.catch((e: unknown) => e))).toBe(true);
+    finish.get(1)!();
+    expect(await a).toBe(10);
+    await new Promise((r) => setTimeout(r, 1));
+    expect(started).toEqual([1, 2, 4]);
+    // A running task's abort terminates its member (busy in a loop, it cannot read a cancel).
+    const busy = new AbortController();
+    const e = pool.run('echo', 5, { signal: busy.signal });
+    finish.get(2)!();
+    expect(await b).toBe(20);
+    await new Promise((r) => setTimeout(r, 1));
+    expect(started).toEqual([1, 2, 4, 5]);
+    busy.abort();
+    expect(isAbortError(await e.catch((x: unknown) => x))).toBe(true);
+    expect(terminated).toHaveLength(1);
+    finish.get(4)!();
+    expect(await d).toBe(40);
+    // The pool goes on: map uses the same members, a fresh one replacing the stopped one.
+    const results = pool.map('echo', [6, 7]);
+    await new Promise((r) => setTimeout(r, 1));
+    finish.get(6)!();
+    finish.get(7)!();
+    expect(await results).toEqual([60, 70]);
+    expect(made).toBe(3);
+  });
+
   it('splits by cost into contiguous ranges', () => {
     expect(splitRanges(0, 4)).toEqual([]);
     expect(splitRanges(3, 8)).toEqual([

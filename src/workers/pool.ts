@@ -6,7 +6,9 @@
  *
  * `map` hands tasks out one at a time to whichever member is free, so a slow task does not hold
  * the others back, and returns the results in task order: merging them in order gives what one
- * worker would have given.
+ * worker would have given. `run` runs one task on a free member (waiting for one if all are
+ * busy): the semantic relation's shares use it (semantic-shares.ts), so one pool serves parsing,
+ * the code relation's rows and the semantic relation.
  *
  * Cancelling: a member busy in a synchronous loop cannot read a `cancel` message until the loop
  * ends, so an abort TERMINATES every busy member at once (the call rejects with an AbortError at
@@ -46,6 +48,9 @@ export interface MapOptions<P> {
 
 export class WorkerPool<A extends Api> {
   private readonly members: (PoolMember<A> | null)[];
+  /** Slots no call is using, and the calls waiting for one (first come, first served). */
+  private readonly free: number[];
+  private readonly waiting: ((slot: number) => void)[] = [];
 
   constructor(
     private readonly create: () => PoolMember<A>,
@@ -53,6 +58,32 @@ export class WorkerPool<A extends Api> {
   ) {
     if (!(size >= 1)) throw new Error(`A worker pool needs at least one worker, got ${size}.`);
     this.members = Array.from({ length: size }, () => null);
+    this.free = Array.from({ length: size }, (_, slot) => size - 1 - slot);
+  }
+
+  /** A free slot, waiting for one if needed; rejects with an AbortError if `signal` fires first. */
+  private acquire(signal?: AbortSignal): Promise<number> {
+    const slot = this.free.pop();
+    if (slot !== undefined) return Promise.resolve(slot);
+    return new Promise((resolve, reject) => {
+      const take = (s: number) => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve(s);
+      };
+      const onAbort = () => {
+        const at = this.waiting.indexOf(take);
+        if (at >= 0) this.waiting.splice(at, 1);
+        reject(new AbortError());
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiting.push(take);
+    });
+  }
+
+  private release(slot: number): void {
+    const next = this.waiting.shift();
+    if (next) next(slot);
+    else this.free.push(slot);
   }
 
   private member(slot: number): PoolMember<A> {
@@ -94,7 +125,20 @@ export class WorkerPool<A extends Api> {
         stop.abort();
       }
     };
-    const run = async (slot: number) => {
+    const lane = async () => {
+      let slot: number;
+      try {
+        slot = await this.acquire(stop.signal);
+      } catch {
+        return; // stopped while waiting for a member
+      }
+      try {
+        await work(slot);
+      } finally {
+        this.release(slot);
+      }
+    };
+    const work = async (slot: number) => {
       while (next < payloads.length && !stop.signal.aborted) {
         const t = next++;
         const payload = payloads[t];
@@ -117,13 +161,41 @@ export class WorkerPool<A extends Api> {
     };
     try {
       const lanes = Math.min(this.size, payloads.length);
-      await Promise.all(Array.from({ length: lanes }, (_, slot) => run(slot)));
+      await Promise.all(Array.from({ length: lanes }, lane));
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
     if (signal?.aborted) throw new AbortError();
     if (failure !== null) throw isAbortError(failure) ? failure : poolFailure(failure);
     return results;
+  }
+
+  /**
+   * Run `kind` on one payload on a free member (waiting for one while all are busy). An abort
+   * terminates the member if it is busy (it cannot read a cancel inside a synchronous loop) and
+   * rejects with an AbortError at once; a member that fails is replaced on the next call.
+   */
+  async run<K extends keyof A & string>(
+    kind: K,
+    payload: A[K]['payload'],
+    options: CallOptions = {},
+  ): Promise<A[K]['result']> {
+    const { signal } = options;
+    if (signal?.aborted) throw new AbortError();
+    const slot = await this.acquire(signal);
+    try {
+      return await this.member(slot).call(kind, payload, {
+        signal,
+        onProgress: options.onProgress,
+        transfer: options.transfer ?? [],
+      });
+    } catch (error) {
+      this.drop(slot);
+      if (signal?.aborted) throw new AbortError();
+      throw isAbortError(error) ? error : poolFailure(error);
+    } finally {
+      this.release(slot);
+    }
   }
 
   /** Stop every member (a later call starts new ones). */

@@ -107,7 +107,7 @@ export function windowIdentifierInputs(
  * defined somewhere are looked up (not every identifier of every window, nor their IDF), and a
  * window's text is its lines' slice of the file (the same identifiers as the joined lines: a
  * final newline is no identifier). On the 30k-file zip the full statistics took about 2.8 s of
- * the index worker (docs/scale.md section 10); references.test.ts checks both give the same.
+ * the index worker (docs/scale.md section 12); references.test.ts checks both give the same.
  */
 export function windowReferenceCounts(
   files: readonly { text: string }[],

@@ -320,7 +320,7 @@ export class RowStore {
     }
     // A row's columns are distinct, so ordering (column, position) pairs orders the row. Packed in
     // one float64 each (column < 2^32, position < 2^21: exact below 2^53) they sort natively: the
-    // comparator sort was most of the rows' time on the 30k-file zip (docs/scale.md section 10).
+    // comparator sort was most of the rows' time on the 30k-file zip (docs/scale.md section 12).
     if (this.keys.length < kept) this.keys = new Float64Array(Math.max(kept, 2 * this.keys.length));
     const keys = this.keys.subarray(0, kept);
     for (let t = 0; t < kept; t++) keys[t] = rowCols[t] * POSITIONS + t;

@@ -19,9 +19,9 @@
  * so that its floors start as high as the single-thread build's. Each worker's rows come back as
  * transferred buffers and are merged here.
  *
- * Core stays free of workers: the pool is an interface; src/workers/semantic-pool.ts runs it on
- * Web Workers (the app) or worker_threads (the Node bench and tests), both calling
- * `semanticShare` below.
+ * Core stays free of workers: the pool is an interface; src/workers/semantic-shares.ts runs it on
+ * the index worker's one pool (src/workers/pool.ts), of Web Workers in the app or worker_threads
+ * in the Node bench and tests (test/pool-node.ts), its members calling `semanticWork` below.
  */
 import { defaultFragRelOptions } from '../options';
 import type { CsrMatrix, VectorSet } from '../types';

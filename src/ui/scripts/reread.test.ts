@@ -34,6 +34,7 @@ beforeEach(async () => {
       ingest: (files, options) => ingestFiles(files, options),
       loadEmbedder: async () => staticEmbedder(model),
       grammars: nodeGrammarSource(path.resolve('node_modules')),
+      library: async () => library,
     }),
   );
   service = new LibraryService(library, indexer, 'http://127.0.0.1/');

@@ -124,7 +124,7 @@ export class ImportJournal {
  * Journal a repository import (a .zip or a folder) under its name and size; a folder's size is
  * journalled as 0. Summing it here read every picked file's size on the UI thread, and Chromium
  * answers each with a synchronous look at the disk: about 0.37 ms a file, 30 s for a folder of
- * 100,000 before its job even showed (docs/scale.md section 10). Nothing shows a folder's size.
+ * 100,000 before its job even showed (docs/scale.md section 12). Nothing shows a folder's size.
  */
 export function journalRepository(
   journal: ImportJournal,

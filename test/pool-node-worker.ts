@@ -1,5 +1,5 @@
 /**
- * @file A pool member in Node (worker_threads) for bench/pool-node.ts: the app's pool handlers
+ * @file A pool member in Node (worker_threads) for test/pool-node.ts: the app's pool handlers
  * (src/workers/pool-handlers.ts) behind the same protocol host as the browser's pool.worker.ts.
  */
 import path from 'node:path';

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { nodeSemanticPool } from '../../test/semantic-pool-node';
+import { nodeSemanticPool } from '../../test/pool-node';
 import { prng } from '../core/prng';
 import { semanticNeighbours } from '../core/relations/semantic';
 import { semanticNeighboursParallel } from '../core/relations/semantic-parallel';
 import { normalizeRows } from '../core/vectors';
-import { poolSize } from './semantic-pool';
+import { WorkerPool } from './pool';
+import { MAX_SHARE_WORKERS, semanticSharesOn, type ShareApi } from './semantic-shares';
 
 function randomVectors(count: number, dim: number, seed: number) {
   const random = prng(seed);
@@ -13,12 +14,12 @@ function randomVectors(count: number, dim: number, seed: number) {
   return normalizeRows({ dim, count, data });
 }
 
-describe('the semantic pool on worker threads', () => {
-  it('sizes itself to the cores, within bounds', () => {
-    expect(poolSize(undefined)).toBe(1);
-    expect(poolSize(2)).toBe(2);
-    expect(poolSize(64)).toBe(8);
-    expect(poolSize(0)).toBe(1);
+describe("the semantic relation's shares on the index worker's pool (worker threads)", () => {
+  it('use the whole pool, up to the cap (each share holds the rows in its own memory)', () => {
+    const members = () => ({ call: () => Promise.reject(new Error('not called')) });
+    expect(semanticSharesOn(new WorkerPool<ShareApi>(members, 1)).size).toBe(1);
+    expect(semanticSharesOn(new WorkerPool<ShareApi>(members, 2)).size).toBe(2);
+    expect(semanticSharesOn(new WorkerPool<ShareApi>(members, 64)).size).toBe(MAX_SHARE_WORKERS);
   });
 
   it('builds the same relation as one thread, stops its workers on a cancel, and works again after', async () => {
