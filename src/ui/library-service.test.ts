@@ -15,6 +15,7 @@ import { isAbortError } from '../workers/protocol';
 import { codeRelationParams } from '../workers/retrieval-types';
 import { loadGloveFromDisk, sharedDatasetPath } from '../../test/glove';
 import {
+  HANDOVER_SLICE,
   LibraryService,
   defaultIndexSettings,
   repositoryFiles,
@@ -330,5 +331,55 @@ describe('LibraryService with repositories', () => {
     expect(outcome.document!.format).toBe('folder');
     expect(outcome.document!.name).toBe('lib');
     expect(outcome.report.files).toBe(3);
+  });
+
+  it('hands a large folder to the worker in slices, with the same index as in one message', async () => {
+    // Real source files, each under its own directory: more entries than one slice.
+    const lib = path.resolve('node_modules/picomatch/lib');
+    const names = readdirSync(lib);
+    const count = 2 * HANDOVER_SLICE + 17;
+    const entries = Array.from({ length: count }, (_, i) => ({
+      path: `big/d${i}/${names[i % names.length]}`,
+      file: new Blob([readFileSync(path.join(lib, names[i % names.length]))]),
+    }));
+    const whole = await indexer.call('indexRepository', {
+      docId: 'whole',
+      source: { folder: { name: 'big', entries } },
+      semanticK: 16,
+      embedder: { id: STATIC_EMBEDDER_ID, url: 'unused' },
+    });
+
+    // Cancelled during the hand-over: nothing stored, and the staged entries let go.
+    const controller = new AbortController();
+    const stages: string[] = [];
+    const cancelled = service.addRepository(
+      { folder: { name: 'big', entries } },
+      defaultIndexSettings,
+      {
+        signal: controller.signal,
+        onProgress: (p) => {
+          stages.push(p.stage);
+          if (p.stage === 'handover' && p.done > 0) controller.abort();
+        },
+      },
+    );
+    expect(isAbortError(await cancelled.catch((e: unknown) => e))).toBe(true);
+    expect(stages.every((s) => s === 'handover')).toBe(true);
+    expect(indexer.calls).toMatchObject({ stageFolder: 1, dropStaged: 1 });
+    expect(await library.listDocuments()).toEqual([]);
+
+    const outcome = await service.addRepository(
+      { folder: { name: 'big', entries } },
+      defaultIndexSettings,
+      job(),
+    );
+    expect(indexer.calls.stageFolder).toBe(1 + 3);
+    expect(outcome.report.files).toBe(count);
+    const stored = (await library.loadDocumentIndex(outcome.document!.id, STATIC_EMBEDDER_ID))!;
+    if (!whole.ok) throw new Error(whole.error.message);
+    expect(stored.source).toBe(whole.text);
+    expect(stored.fragments.labels).toEqual(whole.fragments.labels);
+    const code = stored.relations.find((r) => r.kind === 'code')!.matrix!;
+    expect([...code.col]).toEqual([...whole.code.col]);
   });
 });

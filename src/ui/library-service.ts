@@ -104,6 +104,9 @@ function cancelFlagFor(signal: AbortSignal): Int32Array | undefined {
   return flag;
 }
 
+/** A folder's entries per hand-over message to the index worker (see `handOver`). */
+export const HANDOVER_SLICE = 300;
+
 export interface JobCallbacks {
   signal: AbortSignal;
   onProgress: (p: Progress) => void;
@@ -268,27 +271,34 @@ export class LibraryService {
       (d) => d.kind === 'code' && d.name === repositoryName(source),
     );
     const docId = crypto.randomUUID();
-    const r = await this.indexer.call(
-      'indexRepositoryHeld',
-      {
-        docId,
-        source,
-        semanticK: settings.semanticK,
-        embedder: embedderSpec(settings, this.baseUrl),
-        cancelFlag: cancelFlagFor(job.signal),
-        // The worker reads the earlier index itself: the page never holds it.
-        ...(earlier
-          ? {
-              previousFrom: {
-                dbName: this.library.name,
-                docId: earlier.id,
-                embedderId: settings.embedderId,
-              },
-            }
-          : {}),
-      },
-      job,
-    );
+    const { handed, staged } = await this.handOver(source, job);
+    const r = await this.indexer
+      .call(
+        'indexRepositoryHeld',
+        {
+          docId,
+          source: handed,
+          semanticK: settings.semanticK,
+          embedder: embedderSpec(settings, this.baseUrl),
+          cancelFlag: cancelFlagFor(job.signal),
+          // The worker reads the earlier index itself: the page never holds it.
+          ...(earlier
+            ? {
+                previousFrom: {
+                  dbName: this.library.name,
+                  docId: earlier.id,
+                  embedderId: settings.embedderId,
+                },
+              }
+            : {}),
+        },
+        job,
+      )
+      .catch((error: unknown) => {
+        // Cancelled before the worker took the staged entries in: let them go.
+        if (staged !== undefined) void this.indexer.call('dropStaged', { staged }).catch(() => {});
+        throw error;
+      });
     if (!r.ok) return { document: null, report: r.report, error: r.error.message, timings: null };
     const doc = r.document;
     let report = r.report;
@@ -340,6 +350,40 @@ export class LibraryService {
       };
     }
     return { document: saved, report, error: null, timings: r.timings };
+  }
+
+  /**
+   * A large folder's entries handed to the index worker in slices before the index call: in
+   * Chromium a File takes about 0.3 ms to clone into a message, so 100,000 of them in the call
+   * itself froze the page for 30 s (docs/scale.md, section 12). Each slice is one message of
+   * about 0.1 s, and the page handles input between them. Small folders and zips go as they are.
+   */
+  private async handOver(
+    source: RepositorySource,
+    job: JobCallbacks,
+  ): Promise<{ handed: RepositorySource; staged?: number }> {
+    if (!('folder' in source) || source.folder.entries.length <= HANDOVER_SLICE) {
+      return { handed: source };
+    }
+    const { entries } = source.folder;
+    let staged: number | undefined;
+    try {
+      for (let i = 0; i < entries.length; i += HANDOVER_SLICE) {
+        job.onProgress({ stage: 'handover', done: i, total: entries.length });
+        const slice = entries.slice(i, i + HANDOVER_SLICE);
+        const r = await this.indexer.call(
+          'stageFolder',
+          staged === undefined ? { entries: slice } : { staged, entries: slice },
+          { signal: job.signal },
+        );
+        staged = r.staged;
+      }
+    } catch (error) {
+      if (staged !== undefined) void this.indexer.call('dropStaged', { staged }).catch(() => {});
+      throw error;
+    }
+    job.onProgress({ stage: 'handover', done: entries.length, total: entries.length });
+    return { handed: { folder: { ...source.folder, entries: [], staged } }, staged };
   }
 
   /**

@@ -12,6 +12,7 @@ export interface Job {
 }
 
 const STAGES: Record<string, string> = {
+  handover: 'Handing the files to the indexer',
   read: 'Reading',
   parse: 'Parsing the code',
   split: 'Splitting into fragments',
