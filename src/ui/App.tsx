@@ -10,6 +10,7 @@ import { WorkerClient } from '../workers/client';
 import type { IndexApi } from '../workers/index-handlers';
 import { isAbortError } from '../workers/protocol';
 import type { RetrievalApi } from '../workers/retrieval.worker';
+import { ExplainRoute } from '../workers/explain-route';
 import type { RetrievalResult, RetrievalSettings } from '../workers/retrieval-types';
 import { retrievalPreset } from '../core/retrieval/presets';
 import { CodeView } from './code/CodeView';
@@ -72,7 +73,7 @@ interface Notice {
 interface Services {
   library: Library;
   service: LibraryService;
-  retrieval: WorkerClient<RetrievalApi>;
+  retrieval: ExplainRoute;
 }
 
 type Boot =
@@ -87,9 +88,12 @@ function useServices(onNotice: (kind: Notice['kind'], text: string) => void): Bo
     const indexer = new WorkerClient<IndexApi>(
       new Worker(new URL('../workers/index.worker.ts', import.meta.url), { type: 'module' }),
     );
-    const retrieval = new WorkerClient<RetrievalApi>(
-      new Worker(new URL('../workers/retrieval.worker.ts', import.meta.url), { type: 'module' }),
-    );
+    const retrievalWorker = () =>
+      new WorkerClient<RetrievalApi>(
+        new Worker(new URL('../workers/retrieval.worker.ts', import.meta.url), { type: 'module' }),
+      );
+    // Windows' graph neighbourhoods in a second retrieval worker (explain-route.ts).
+    const retrieval = new ExplainRoute(retrievalWorker(), retrievalWorker);
     let library: Library | null = null;
     const report = (e: { message: string }) => onNotice('error', e.message);
     openLibrary(undefined, { onBlocked: report, onVersionChange: report, onTerminated: report })

@@ -38,6 +38,7 @@ import { serveWorker, type HandlerContext } from './host';
 import { buildCodeIndex, repositoryLayout, type CodeIndex } from './index-handlers';
 import { buffersOf } from './protocol';
 import { semanticParams } from './retrieval-params';
+import { SingleFlight } from './single-flight';
 import {
   COMPLETION_QUERY_LINES,
   codeRelationParams,
@@ -120,6 +121,10 @@ const docs = new Map<string, Promise<RunDocumentIndex>>();
 /** The run of the last question; its key ends with a serial, new for every run built. */
 let lastRun: { key: string; run: Run } | null = null;
 let runSerial = 0;
+/** Runs being built, by generation and key: concurrent callers (prepare, a question) share one. */
+const runsInFlight = new SingleFlight<{ key: string; run: Run }>();
+/** Bumped by `forget`: a run built from what was forgotten is not kept. */
+let runGeneration = 0;
 let lastScores: { key: string; independent: Float64Array; choice: ScoringChoice } | null = null;
 
 function openStore(): Promise<Library> {
@@ -171,21 +176,30 @@ async function getRun(
 ): Promise<{ key: string; run: Run }> {
   const key = JSON.stringify([req.docIds, req.embedder.id, req.semanticK]);
   if (lastRun?.key.startsWith(`${key}#`)) return lastRun;
-  const loaded = await Promise.all(
-    req.docIds.map((id) => {
-      const cacheKey = `${id}\u0000${req.embedder.id}\u0000${req.semanticK}`;
-      let p = docs.get(cacheKey);
-      if (!p) {
-        p = loadDocument(id, req.embedder.id, req.semanticK);
-        docs.set(cacheKey, p);
-        p.catch(() => docs.delete(cacheKey));
-      }
-      return p;
-    }),
-  );
-  lastRun = { key: `${key}#${++runSerial}`, run: buildRun(loaded) };
-  lastScores = null;
-  return lastRun;
+  // A question asked while `prepare` still reads the documents waits for the same run: two runs
+  // built side by side each built BM25 and the multi-hop graph (the first question, asked the
+  // moment a million-line repository was listed, paid for both).
+  const generation = runGeneration;
+  return runsInFlight.run(`${generation}\u0000${key}`, async () => {
+    const loaded = await Promise.all(
+      req.docIds.map((id) => {
+        const cacheKey = `${id}\u0000${req.embedder.id}\u0000${req.semanticK}`;
+        let p = docs.get(cacheKey);
+        if (!p) {
+          p = loadDocument(id, req.embedder.id, req.semanticK);
+          docs.set(cacheKey, p);
+          p.catch(() => docs.delete(cacheKey));
+        }
+        return p;
+      }),
+    );
+    const built = { key: `${key}#${++runSerial}`, run: buildRun(loaded) };
+    if (generation === runGeneration) {
+      lastRun = built;
+      lastScores = null;
+    }
+    return built;
+  });
 }
 
 async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalResult> {
@@ -426,6 +440,8 @@ serveWorker(self as unknown as Parameters<typeof serveWorker>[0], {
     }
     lastRun = null;
     lastScores = null;
+    runGeneration++;
+    runsInFlight.clear();
     return null;
   },
 });

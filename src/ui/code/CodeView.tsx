@@ -10,7 +10,7 @@
  * 10 windows. A completion's query is the 20 lines before the cursor; the windows around the
  * cursor are kept out of the ranking; the prompt is RepoCoder's layout (useCompletion.ts).
  */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { DocumentRecord, Library } from '../../store';
 import type { Caller } from '../../workers/client';
 import { isAbortError } from '../../workers/protocol';
@@ -59,6 +59,10 @@ export interface CodeViewProps {
   sourceOf: (docId: string) => Promise<string | undefined>;
   onError: (message: string) => void;
 }
+
+const NO_WINDOWS: readonly RunWindow[] = [];
+/** The answer panel redrawn only when its props change (not on every settings change). */
+const CodeAnswerPanel = memo(AnswerPanel);
 
 type CodeRequest =
   | { kind: 'question'; question: string }
@@ -156,6 +160,21 @@ export function CodeView({
         return { doc, files: list, tree: fileTree(list.map((f) => f.path)) };
       }),
     [documents],
+  );
+  // One stable opener per repository, so the (memoised) file trees skip renders that change
+  // nothing of theirs: a slider move re-renders the tree once, when its heat arrives.
+  const openers = useMemo(
+    () =>
+      new Map(
+        files.map(({ doc }) => [
+          doc.id,
+          (path: string) => {
+            setOpen({ docId: doc.id, path });
+            setScrollTo((s) => ({ line: 1, n: (s?.n ?? 0) + 1 }));
+          },
+        ]),
+      ),
+    [files],
   );
   const current =
     open ?? (files[0]?.files[0] ? { docId: files[0].doc.id, path: files[0].files[0].path } : null);
@@ -323,24 +342,29 @@ export function CodeView({
     crun && current && crun.cursor.docId === current.docId && crun.cursor.path === current.path
       ? crun
       : null;
-  const inline: InlineCompletion | null = completionHere
-    ? {
-        text: completionHere.text,
-        status:
-          completionHere.status === 'streaming'
-            ? 'streaming'
-            : completionHere.status === 'done'
-              ? 'done'
-              : completionHere.status === 'stopped'
-                ? 'stopped'
-                : completionHere.status === 'error'
-                  ? 'error'
-                  : 'waiting',
-      }
-    : null;
+  const inlineText = completionHere?.text;
+  const inlineStatus: InlineCompletion['status'] | undefined = completionHere
+    ? completionHere.status === 'streaming'
+      ? 'streaming'
+      : completionHere.status === 'done'
+        ? 'done'
+        : completionHere.status === 'stopped'
+          ? 'stopped'
+          : completionHere.status === 'error'
+            ? 'error'
+            : 'waiting'
+    : undefined;
+  // Stable while the completion is unchanged, so the (memoised) viewer skips unrelated renders.
+  const inline = useMemo<InlineCompletion | null>(
+    () =>
+      inlineText !== undefined && inlineStatus !== undefined
+        ? { text: inlineText, status: inlineStatus }
+        : null,
+    [inlineText, inlineStatus],
+  );
   const viewerCursor = completionHere ? completionHere.cursor.line : cursorLine;
-  const fileWindows: RunWindow[] =
-    (current && byFile?.get(fileKey(current.docId, current.path))) || [];
+  const fileWindows: readonly RunWindow[] =
+    (current && byFile?.get(fileKey(current.docId, current.path))) || NO_WINDOWS;
   const completing =
     crun !== null && ['retrieving', 'preparing', 'loading', 'streaming'].includes(crun.status);
 
@@ -394,10 +418,7 @@ export function CodeView({
                 heat={heat}
                 max={heatMax}
                 open={current?.docId === doc.id ? current.path : null}
-                onOpen={(path) => {
-                  setOpen({ docId: doc.id, path });
-                  setScrollTo((s) => ({ line: 1, n: (s?.n ?? 0) + 1 }));
-                }}
+                onOpen={openers.get(doc.id)!}
               />
             </div>
           ))}
@@ -521,7 +542,7 @@ export function CodeView({
           )}
         </div>
       )}
-      <AnswerPanel
+      <CodeAnswerPanel
         result={request?.kind === 'question' ? result : null}
         sources={sources}
         onCite={openWindow}

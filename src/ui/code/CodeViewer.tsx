@@ -9,7 +9,7 @@
  * with the number field above it (a click on a line number sets it too); window marks are
  * buttons.
  */
-import { useEffect, useRef } from 'react';
+import { memo, useEffect, useRef } from 'react';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { fmt } from '../components/ScoreBar';
 import type { RunWindow } from './model';
@@ -35,7 +35,7 @@ export interface CodeViewerProps {
   onCursor: (line: number) => void;
 }
 
-export function CodeViewer({
+export const CodeViewer = memo(function CodeViewer({
   path,
   lines,
   windows,
@@ -137,20 +137,7 @@ export function CodeViewer({
     ]
       .filter(Boolean)
       .join(' ');
-    rows.push(
-      <div key={l} className={cls} data-line={l}>
-        <button
-          type="button"
-          className="code-line__no"
-          tabIndex={-1}
-          title={`Put the cursor at line ${l}`}
-          onClick={() => onCursor(l)}
-        >
-          {l}
-        </button>
-        <span className="code-line__text">{lines[l - 1] || ' '}</span>
-      </div>,
-    );
+    rows.push(<CodeLine key={l} line={l} text={lines[l - 1]} cls={cls} onCursor={onCursor} />);
   }
 
   return (
@@ -166,4 +153,32 @@ export function CodeViewer({
       {rows}
     </div>
   );
-}
+});
+
+/** One line of the file; memoised, so a re-rank redraws only the lines whose marks changed. */
+const CodeLine = memo(function CodeLine({
+  line,
+  text,
+  cls,
+  onCursor,
+}: {
+  line: number;
+  text: string;
+  cls: string;
+  onCursor: (line: number) => void;
+}) {
+  return (
+    <div className={cls} data-line={line}>
+      <button
+        type="button"
+        className="code-line__no"
+        tabIndex={-1}
+        title={`Put the cursor at line ${line}`}
+        onClick={() => onCursor(line)}
+      >
+        {line}
+      </button>
+      <span className="code-line__text">{text || ' '}</span>
+    </div>
+  );
+});

@@ -45,31 +45,50 @@ function countFiles(dir: TreeDir): number {
   return n;
 }
 
-/** Each directory's best file heat, by directory path. */
-function directoryHeat(
-  docId: string,
-  tree: TreeDir,
-  heat: Map<string, FileHeat>,
-): Map<string, number> {
-  const out = new Map<string, number>();
+/** A tree's directories children first, each with its files' heat keys (built once per tree). */
+interface DirectoryPlan {
+  /** Directory paths, every directory after its subdirectories. */
+  paths: string[];
+  /** Per directory (same order), its files' fileKeys and its subdirectories' positions. */
+  keys: string[][];
+  children: number[][];
+}
+
+export function directoryPlan(docId: string, tree: TreeDir): DirectoryPlan {
+  const plan: DirectoryPlan = { paths: [], keys: [], children: [] };
   const visit = (dir: TreeDir): number => {
-    let best = 0;
-    for (const f of dir.files) best = Math.max(best, heat.get(fileKey(docId, f.path))?.best ?? 0);
-    for (const d of dir.dirs) best = Math.max(best, visit(d));
-    out.set(dir.path, best);
-    return best;
+    const children = dir.dirs.map(visit);
+    plan.paths.push(dir.path);
+    plan.keys.push(dir.files.map((f) => fileKey(docId, f.path)));
+    plan.children.push(children);
+    return plan.paths.length - 1;
   };
   visit(tree);
+  return plan;
+}
+
+/** Each directory's best file heat, by directory path. */
+export function directoryHeat(
+  plan: DirectoryPlan,
+  heat: Map<string, FileHeat>,
+): Map<string, number> {
+  const best = new Float64Array(plan.paths.length);
+  const out = new Map<string, number>();
+  for (let d = 0; d < plan.paths.length; d++) {
+    let b = 0;
+    for (const key of plan.keys[d]) b = Math.max(b, heat.get(key)?.best ?? 0);
+    for (const c of plan.children[d]) b = Math.max(b, best[c]);
+    best[d] = b;
+    out.set(plan.paths[d], b);
+  }
   return out;
 }
 
-export function FileTree(props: FileTreeProps) {
+export const FileTree = memo(function FileTree(props: FileTreeProps) {
   const { docId, tree, heat, max, open, onOpen } = props;
   const openAll = useMemo(() => countFiles(tree) <= OPEN_ALL_MAX_FILES, [tree]);
-  const dirHeat = useMemo(
-    () => (heat && !openAll ? directoryHeat(docId, tree, heat) : null),
-    [docId, tree, heat, openAll],
-  );
+  const plan = useMemo(() => (openAll ? null : directoryPlan(docId, tree)), [docId, tree, openAll]);
+  const dirHeat = useMemo(() => (heat && plan ? directoryHeat(plan, heat) : null), [heat, plan]);
   // One callback for every file row, so a re-rank re-renders only the rows whose heat changed.
   const latest = useRef(onOpen);
   useEffect(() => {
@@ -82,7 +101,7 @@ export function FileTree(props: FileTreeProps) {
       <DirectoryItems shared={shared} dir={tree} />
     </ul>
   );
-}
+});
 
 function DirectoryItems({ shared, dir }: { shared: Shared; dir: TreeDir }) {
   const { docId, heat, max, open, onOpen } = shared;

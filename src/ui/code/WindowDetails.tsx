@@ -5,7 +5,7 @@
  * files and directories it reaches, each with the strongest path there (edge by edge, with the
  * edge types and weights), its strength Dis and its share of the window's row of Eq. 8.
  */
-import { useEffect, useState } from 'react';
+import { memo, useEffect, useState } from 'react';
 import type { CodeEdgeKind } from '../../core/code/graph';
 import type { CodeNodeSummary, WindowNeighbourhood } from '../../core/code/explain';
 import type { RetrievalResult } from '../../workers/retrieval-types';
@@ -46,7 +46,7 @@ export interface ExplainedWindow {
 
 export type Explainer = (docId: string, window: number) => Promise<ExplainedWindow>;
 
-export function WindowDetails({
+export const WindowDetails = memo(function WindowDetails({
   result,
   index,
   explain,
@@ -170,7 +170,7 @@ export function WindowDetails({
       )}
     </section>
   );
-}
+});
 
 function Neighbourhood({
   data,

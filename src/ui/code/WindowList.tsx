@@ -3,10 +3,11 @@
  * kind, the environment score it got; the selected ones (the top windows handed to the model)
  * marked. Windows kept out of the ranking (they hold a completion's cursor) are listed apart.
  */
+import { memo } from 'react';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { ScoreBar, fmt } from '../components/ScoreBar';
 
-export function WindowList({
+export const WindowList = memo(function WindowList({
   result,
   focused,
   onPick,
@@ -59,4 +60,4 @@ export function WindowList({
       )}
     </>
   );
-}
+});

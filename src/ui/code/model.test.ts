@@ -13,7 +13,9 @@ import {
   retrievedWindows,
   textBeforeLine,
   windowsByFile,
+  type FileHeat,
 } from './model';
+import { directoryHeat, directoryPlan } from './FileTree';
 
 /** A run of one repository: a.js (two windows) and lib/b.js (one), plus a book after it. */
 function result(): RetrievalResult {
@@ -160,5 +162,27 @@ describe('the code panel model', () => {
         ],
       }),
     ).toEqual([{ docId: 'r', path: 'a.js', start: 0, end: 10 }]);
+  });
+});
+
+describe('the file tree’s directory heat', () => {
+  it('gives each directory its best file’s heat, nested directories included', () => {
+    const paths = ['a.js', 'src/b.js', 'src/util/c.js', 'src/util/d.js', 'lib/e.js', 'lib/x/f.js'];
+    const tree = fileTree(paths);
+    const heat = new Map<string, FileHeat>([
+      [fileKey('r', 'src/b.js'), { best: 0.2, bestWindow: 1, selected: 0 }],
+      [fileKey('r', 'src/util/d.js'), { best: 0.7, bestWindow: 3, selected: 1 }],
+      [fileKey('r', 'lib/e.js'), { best: 0.1, bestWindow: 4, selected: 0 }],
+      [fileKey('other', 'lib/x/f.js'), { best: 0.9, bestWindow: 5, selected: 0 }],
+    ]);
+    const byDir = directoryHeat(directoryPlan('r', tree), heat);
+    expect(Object.fromEntries(byDir)).toEqual({
+      '': 0.7,
+      src: 0.7,
+      'src/util': 0.7,
+      lib: 0.1,
+      // Another document's file of the same path lends this repository nothing.
+      'lib/x': 0,
+    });
   });
 });

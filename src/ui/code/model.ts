@@ -107,16 +107,20 @@ export function fileHeat(
   result: RetrievalResult,
   byFile: Map<string, RunWindow[]>,
 ): Map<string, FileHeat> {
-  const selected = new Set(result.selected);
-  const excluded = new Set(result.excluded ?? []);
+  // Marks by run index, not Sets: a slider move on a million lines looks up 94,378 windows.
+  const n = result.final.length;
+  const selected = new Uint8Array(n);
+  for (const i of result.selected) selected[i] = 1;
+  const excluded = new Uint8Array(n);
+  for (const i of result.excluded ?? []) excluded[i] = 1;
   const out = new Map<string, FileHeat>();
   for (const [key, windows] of byFile) {
     let best = -Infinity;
     let bestWindow = -1;
     let count = 0;
     for (const w of windows) {
-      if (selected.has(w.index)) count++;
-      if (excluded.has(w.index)) continue;
+      if (selected[w.index] === 1) count++;
+      if (excluded[w.index] === 1) continue;
       const f = result.final[w.index];
       if (f > best) {
         best = f;

@@ -17,7 +17,7 @@ import {
 } from '../../core/tune';
 import type { EmbedderSpec } from '../../models/embedder';
 import type { DocumentRecord, Library } from '../../store';
-import type { WorkerClient } from '../../workers/client';
+import type { Caller } from '../../workers/client';
 import type { Progress } from '../../workers/protocol';
 import type { RetrievalApi } from '../../workers/retrieval.worker';
 import type { RetrievalSettings } from '../../workers/retrieval-types';
@@ -45,7 +45,7 @@ export function TunePanel({
   settings,
   onSettings,
 }: {
-  retrieval: WorkerClient<RetrievalApi>;
+  retrieval: Caller<RetrievalApi>;
   library: Library;
   /** The ticked books (tuning is for prose). */
   documents: DocumentRecord[];
