@@ -53,12 +53,11 @@ const book = (name: string) => readFileSync(bookPath(name), 'utf8').replace(/\r\
 describe('ProseSplitStream', () => {
   it.skipIf(!haveBooks)('splits War and Peace in random pieces as splitProse does', () => {
     const text = book('pg2600_war_and_peace.txt');
-    for (const wordsPerFragment of [500, 100, 7]) {
+    for (const wordsPerFragment of [500, 7]) {
       const expected = whole(text, wordsPerFragment);
       expect(expected.starts.length).toBeGreaterThan(text.length / (12 * wordsPerFragment));
       for (const [max, seed] of [
         [65536, 1],
-        [4000, 2],
         [97, 3],
       ]) {
         expect(streamed(randomPieces(text, max, seed), wordsPerFragment)).toEqual(expected);
