@@ -13,6 +13,7 @@ import { realEmbedderSection, realLlmSection } from './real-models';
 import { rerankSection } from './rerank';
 import { scaleReadSection, scaleSection } from './scale';
 import { scalePoolSection } from './scale-pool';
+import { scaleBookSection } from './scale-book';
 import { scaleRepoSection } from './scale-repo';
 import { machine, writeResults } from './results-file';
 import { speedSection } from './speed';
@@ -42,6 +43,7 @@ const sections: BenchSection[] = [
   scalePoolSection,
   scaleReadSection,
   scaleRepoSection,
+  scaleBookSection,
 ];
 
 async function main() {

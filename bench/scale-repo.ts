@@ -304,7 +304,7 @@ export function zip(top: string, sources: Source[]): Uint8Array {
 }
 
 /** Resident memory (bytes) of the Chromium renderer processes below `browserPid`, summed. */
-function rendererRss(browserPid: number): number {
+export function rendererRss(browserPid: number): number {
   const children = new Map<number, number[]>();
   const cmd = new Map<number, string>();
   for (const entry of readdirSync('/proc')) {

@@ -297,8 +297,8 @@ export const scaleSection: BenchSection = {
 
 /**
  * A ~100 MB text file (the Gutenberg books repeated, written to the OS temp folder) read at once,
- * streamed, streamed and cancelled at 50 MB, and ingested whole (decode and sections), each in a
- * fresh Node process (bench/scale-read-step.ts) so that one's memory does not count in another's
+ * streamed, streamed and cancelled at 50 MB, ingested (decode and sections), read and split as the
+ * index worker does, and read, split and embedded (GloVe), each in a fresh Node process (bench/scale-read-step.ts) so that one's memory does not count in another's
  * peak.
  */
 export const scaleReadSection: BenchSection = {
@@ -328,11 +328,11 @@ export const scaleReadSection: BenchSection = {
         return JSON.parse(out.trim().split('\n').pop()!) as ReadStepResult;
       });
       const markdown = [
-        '| read | MiB | ms | RSS before MiB | peak RSS MiB | progress reports |',
-        '| --- | ---: | ---: | ---: | ---: | ---: |',
+        '| read | MiB | ms | RSS before MiB | peak RSS MiB (sampled) | max RSS MiB (getrusage) | progress reports |',
+        '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
         ...runs.map(
           (r) =>
-            `| ${r.how} | ${r.mib} | ${r.ms} | ${r.rssBeforeMiB} | ${r.peakRssMiB} | ${r.progressReports} |`,
+            `| ${r.how} | ${r.mib} | ${r.ms} | ${r.rssBeforeMiB} | ${r.peakRssMiB} | ${r.maxRssMiB} | ${r.progressReports} |`,
         ),
       ].join('\n');
       return { results: runs, markdown };

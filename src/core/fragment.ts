@@ -197,53 +197,14 @@ export function splitProse(
   options?: Partial<FragmentOptions>,
 ): Fragment[] {
   const opts = withDefaults(defaultFragmentOptions, options, 'fragment');
-  const target = positiveInteger(opts.wordsPerFragment, 'wordsPerFragment');
-  const out: Fragment[] = [];
-  if (text.length === 0) return out;
-
-  let fragStart = 0;
-  let fragWords = 0;
-  const emit = (end: number, words: number) => {
-    out.push({ docId, ordinal: out.length, start: fragStart, end, words });
-    fragStart = end;
-  };
-
-  // The sentence being read: where it starts (the cut point before it) and its word starts.
-  let sentStart = 0;
-  const wordStarts: number[] = [];
-  const closeSentence = () => {
-    const n = wordStarts.length;
-    if (n > target) {
-      if (fragWords >= target) {
-        emit(sentStart, fragWords);
-        fragWords = 0;
-      }
-      // Top up the open fragment, then cut whole fragments out of the sentence; the rest
-      // (at least one word, at most `target`) stays open for the following sentences.
-      let w = 0;
-      while (fragWords + (n - w) > target) {
-        w += target - fragWords;
-        emit(wordStarts[w], target);
-        fragWords = 0;
-      }
-      fragWords += n - w;
-    } else if (
-      fragWords > 0 &&
-      fragWords + n > target &&
-      target - fragWords <= fragWords + n - target
-    ) {
-      emit(sentStart, fragWords);
-      fragWords = n;
-    } else {
-      fragWords += n;
-    }
-  };
+  const packer = new FragmentPacker(positiveInteger(opts.wordsPerFragment, 'wordsPerFragment'));
+  if (text.length === 0) return [];
 
   const words = proseWords(text);
   let word = words.next();
   while (!word.done) {
     const [wordStart, wordEnd] = word.value;
-    wordStarts.push(wordStart);
+    packer.word(wordStart);
     const next = words.next();
     const nextStart = next.done ? text.length : next.value[0];
     if (
@@ -251,15 +212,204 @@ export function splitProse(
       isSentenceEnd(text.slice(wordStart, wordEnd)) ||
       hasParagraphBreak(text, wordEnd, nextStart)
     ) {
-      closeSentence();
-      sentStart = nextStart;
-      wordStarts.length = 0;
+      packer.endSentence(nextStart);
     }
     word = next;
   }
-  // The last sentence runs to the end of the text, so the open fragment does too.
-  if (fragWords > 0 || out.length === 0) emit(text.length, fragWords);
-  return out;
+  packer.finish(text.length);
+  const { starts, ends, words: counts } = packer;
+  return starts.map((start, i) => ({
+    docId,
+    ordinal: i,
+    start,
+    end: ends[i],
+    words: counts[i],
+  }));
+}
+
+/**
+ * The fragment-building half of splitProse: the words in order (their starts) and where each
+ * sentence ends in, fragments (spans and word counts) out. Shared by splitProse, which finds the
+ * words in a whole text, and ProseSplitStream, which finds them as the text arrives.
+ */
+class FragmentPacker {
+  readonly starts: number[] = [];
+  readonly ends: number[] = [];
+  readonly words: number[] = [];
+  private fragStart = 0;
+  private fragWords = 0;
+  // The sentence being read: where it starts (the cut point before it) and its word starts.
+  private sentStart = 0;
+  private readonly wordStarts: number[] = [];
+
+  constructor(private readonly target: number) {}
+
+  /** The next word starts at `start`. */
+  word(start: number): void {
+    this.wordStarts.push(start);
+  }
+
+  /** The sentence of the words so far ends; the next one starts at `next`. */
+  endSentence(next: number): void {
+    this.closeSentence();
+    this.sentStart = next;
+    this.wordStarts.length = 0;
+  }
+
+  /** The text ends at `length` (the last sentence already ended). */
+  finish(length: number): void {
+    // The last sentence runs to the end of the text, so the open fragment does too.
+    if (this.fragWords > 0 || this.starts.length === 0) this.emit(length, this.fragWords);
+  }
+
+  private emit(end: number, words: number): void {
+    this.starts.push(this.fragStart);
+    this.ends.push(end);
+    this.words.push(words);
+    this.fragStart = end;
+  }
+
+  private closeSentence(): void {
+    const { target, wordStarts } = this;
+    const n = wordStarts.length;
+    if (n > target) {
+      if (this.fragWords >= target) {
+        this.emit(this.sentStart, this.fragWords);
+        this.fragWords = 0;
+      }
+      // Top up the open fragment, then cut whole fragments out of the sentence; the rest
+      // (at least one word, at most `target`) stays open for the following sentences.
+      let w = 0;
+      while (this.fragWords + (n - w) > target) {
+        w += target - this.fragWords;
+        this.emit(wordStarts[w], target);
+        this.fragWords = 0;
+      }
+      this.fragWords += n - w;
+    } else if (
+      this.fragWords > 0 &&
+      this.fragWords + n > target &&
+      target - this.fragWords <= this.fragWords + n - target
+    ) {
+      this.emit(this.sentStart, this.fragWords);
+      this.fragWords = n;
+    } else {
+      this.fragWords += n;
+    }
+  }
+}
+
+/** Prose fragments as columns: what the index stores. */
+export interface ProseSpans {
+  starts: Uint32Array;
+  ends: Uint32Array;
+  words: Uint32Array;
+}
+
+/**
+ * splitProse as the text arrives (issue 16): `push` the text in pieces of any size, cut
+ * anywhere (mid-word, between a surrogate pair, between "\r" and "\n" if the caller keeps them),
+ * then `finish`. The fragments are exactly splitProse's on the pieces joined, and the splitter
+ * holds only the word it is in the middle of, never the text. A word is only judged once the
+ * white space after it (or the end) has arrived, and a sentence only once the next word starts
+ * (a blank line between them ends it too), which is all splitProse looks at.
+ */
+export class ProseSplitStream {
+  private readonly packer: FragmentPacker;
+  /** Characters pushed so far: the offset of the next piece in the whole text. */
+  private length = 0;
+  /** A run of non-white-space that reaches the end of the pieces so far, and where it starts. */
+  private runParts: string[] = [];
+  private runStart = 0;
+  /** The last word, its sentence still undecided until the next word starts. */
+  private pending = false;
+  private pendingEndsSentence = false;
+  /** Line feeds in the white space since the pending word. */
+  private gapNewlines = 0;
+
+  constructor(options?: Partial<FragmentOptions>) {
+    const opts = withDefaults(defaultFragmentOptions, options, 'fragment');
+    this.packer = new FragmentPacker(positiveInteger(opts.wordsPerFragment, 'wordsPerFragment'));
+  }
+
+  /** Characters pushed so far. */
+  get pushed(): number {
+    return this.length;
+  }
+
+  push(piece: string): void {
+    const n = piece.length;
+    let i = 0;
+    if (this.runParts.length > 0) {
+      while (i < n && !isSpace(piece.charCodeAt(i))) i++;
+      this.runParts.push(i === n ? piece : piece.slice(0, i));
+      if (i === n) {
+        this.length += n;
+        return;
+      }
+      this.closeRun();
+    }
+    for (;;) {
+      for (let c = 0; i < n && isSpace((c = piece.charCodeAt(i))); i++) {
+        if (c === 10) this.gapNewlines++;
+      }
+      if (i === n) break;
+      let j = i + 1;
+      while (j < n && !isSpace(piece.charCodeAt(j))) j++;
+      if (j === n) {
+        this.runStart = this.length + i;
+        this.runParts.push(i === 0 ? piece : piece.slice(i));
+        break;
+      }
+      this.run(this.length + i, piece.slice(i, j));
+      i = j;
+    }
+    this.length += n;
+  }
+
+  /** The text has ended: its fragments, as splitProse would give them. */
+  finish(): ProseSpans {
+    if (this.runParts.length > 0) this.closeRun();
+    const { packer } = this;
+    if (this.length > 0) {
+      if (this.pending) packer.endSentence(this.length);
+      packer.finish(this.length);
+    }
+    return {
+      starts: Uint32Array.from(packer.starts),
+      ends: Uint32Array.from(packer.ends),
+      words: Uint32Array.from(packer.words),
+    };
+  }
+
+  private closeRun(): void {
+    const run = this.runParts.length === 1 ? this.runParts[0] : this.runParts.join('');
+    this.runParts = [];
+    this.run(this.runStart, run);
+  }
+
+  /** A whole run of non-white-space starting at `start`: one word, or several (dense scripts). */
+  private run(start: number, run: string): void {
+    if (!hasDenseScript(run)) {
+      this.word(start, run);
+      return;
+    }
+    const starts = denseWordStarts(run, 0, run.length);
+    for (let k = 0; k < starts.length; k++) {
+      const end = k + 1 < starts.length ? starts[k + 1] : run.length;
+      this.word(start + starts[k], run.slice(starts[k], end));
+    }
+  }
+
+  private word(start: number, word: string): void {
+    if (this.pending && (this.pendingEndsSentence || this.gapNewlines >= 2)) {
+      this.packer.endSentence(start);
+    }
+    this.packer.word(start);
+    this.pending = true;
+    this.pendingEndsSentence = isSentenceEnd(word);
+    this.gapNewlines = 0;
+  }
 }
 
 /**

@@ -259,42 +259,80 @@ function knownLabel(label: string | undefined): string | null {
   }
 }
 
+/** How a text's bytes are to be decoded, decided from its first bytes (`planDecoding`). */
+export interface DecodingPlan {
+  encoding: string;
+  guessed?: true;
+  /**
+   * The bytes are UTF-8 only if all of them are valid UTF-8 (decode with `fatal: true`); where
+   * they are not, `fallbackDecoding` says what they are.
+   */
+  ifValidUtf8?: true;
+}
+
+/**
+ * The first steps of the order of guesses (file comment), which need only the first bytes of the
+ * file (up to DETECT_SNIFF_BYTES): the reader's choice, a BOM, UTF-16 without a BOM, else UTF-8
+ * if all of the bytes turn out to be valid. Throws when `chosen` is not an encoding TextDecoder
+ * knows.
+ */
+export function planDecoding(head: Uint8Array, chosen?: string): DecodingPlan {
+  const picked = knownLabel(chosen);
+  if (chosen && !picked) {
+    throw new Error(`“${chosen}” is not an encoding this browser can read.`);
+  }
+  // The reader's choice; a BOM of that very encoding is still dropped by TextDecoder.
+  if (picked) return { encoding: picked };
+  // TextDecoder removes the BOM itself. A broken sequence after a BOM becomes U+FFFD.
+  const bom = detectBom(head);
+  if (bom) return { encoding: bom };
+  // Before UTF-8: ASCII text in UTF-16 is valid UTF-8 too (full of NULs).
+  const utf16 = detectUtf16WithoutBom(head);
+  if (utf16) return { encoding: utf16, guessed: true };
+  return { encoding: 'utf-8', ifValidUtf8: true };
+}
+
+/**
+ * The encoding of bytes that are not valid UTF-8 (and not UTF-16): a declared encoding, else the
+ * detector's guess on the first bytes, else Windows-1252 (file comment).
+ */
+export function fallbackDecoding(head: Uint8Array, declared?: string): DecodingPlan {
+  const label = knownLabel(declared);
+  if (label && !NOT_A_FALLBACK.has(label)) return { encoding: label };
+  const detected = detectLegacyEncoding(head);
+  if (detected && !NOT_A_FALLBACK.has(detected)) return { encoding: detected, guessed: true };
+  return { encoding: 'windows-1252', guessed: true };
+}
+
+/**
+ * A decoder for a text that arrives in chunks: call it with each chunk in order, then once with
+ * none to end. Multi-byte sequences and surrogate pairs cut between chunks come out whole, so the
+ * pieces joined are `decodeAs` of the whole. `fatal`: throw on bytes that are not valid.
+ */
+export function chunkDecoder(encoding: string, fatal = false): (chunk?: Uint8Array) => string {
+  // A single-byte encoding: each chunk decodes on its own.
+  if (encoding === 'windows-1252') return (chunk) => (chunk ? decodeWindows1252(chunk) : '');
+  const decoder = new TextDecoder(encoding, { fatal });
+  return (chunk) => (chunk ? decoder.decode(chunk, { stream: true }) : decoder.decode());
+}
+
 /**
  * Decode a text file (see the file comment for the order of guesses). `declared` is a charset the
  * file names for itself, used only when the bytes are not UTF-8; `chosen` an encoding the reader
  * picked (a WHATWG label), which wins over everything.
  */
 export function decodeText(bytes: Uint8Array, declared?: string, chosen?: string): DecodedText {
-  const picked = knownLabel(chosen);
-  if (chosen && !picked) {
-    throw new Error(`“${chosen}” is not an encoding this browser can read.`);
+  let plan = planDecoding(bytes, chosen);
+  if (plan.ifValidUtf8) {
+    try {
+      return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), encoding: 'utf-8' };
+    } catch {
+      plan = fallbackDecoding(bytes, declared);
+    }
   }
-  if (picked) {
-    // The reader's choice; a BOM of that very encoding is still dropped by TextDecoder.
-    return { text: decodeAs(bytes, picked), encoding: picked };
-  }
-  const bom = detectBom(bytes);
-  if (bom) {
-    // TextDecoder removes the BOM itself. A broken sequence after a BOM becomes U+FFFD.
-    return { text: new TextDecoder(bom).decode(bytes), encoding: bom };
-  }
-  // Before UTF-8: ASCII text in UTF-16 is valid UTF-8 too (full of NULs).
-  const utf16 = detectUtf16WithoutBom(bytes);
-  if (utf16) return { text: new TextDecoder(utf16).decode(bytes), encoding: utf16, guessed: true };
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true }).decode(bytes), encoding: 'utf-8' };
-  } catch {
-    // Not UTF-8: UTF-16 without a BOM, a declared encoding, the detector, then Windows-1252.
-  }
-  const label = knownLabel(declared);
-  if (label && !NOT_A_FALLBACK.has(label)) {
-    return { text: new TextDecoder(label).decode(bytes), encoding: label };
-  }
-  const detected = detectLegacyEncoding(bytes);
-  if (detected && !NOT_A_FALLBACK.has(detected)) {
-    return { text: new TextDecoder(detected).decode(bytes), encoding: detected, guessed: true };
-  }
-  return { text: decodeWindows1252(bytes), encoding: 'windows-1252', guessed: true };
+  const decoded: DecodedText = { text: decodeAs(bytes, plan.encoding), encoding: plan.encoding };
+  if (plan.guessed) decoded.guessed = true;
+  return decoded;
 }
 
 /** CRLF and lone CR become LF. */

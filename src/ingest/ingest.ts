@@ -7,12 +7,14 @@
  * between slices; very large books are smoother from a worker. pdf.js is injected (`pdfjs`):
  * index.ts supplies the browser build, Node callers pass pdf-node.ts.
  */
+import type { FragmentOptions } from '../core/options';
 import { createCheckpoint, abortable, throwIfAborted } from './abort';
 import {
   decodeText,
   isBlank,
   looksBinary,
   normalizeNewlines,
+  planDecoding,
   sniffBinaryKind,
   type DecodedText,
 } from './decode';
@@ -23,6 +25,7 @@ import { readPdf, type PdfjsLoader } from './pdf';
 import { outlineSections } from './sections';
 import { sha256Hex } from './sha256';
 import { readBytesStreaming } from './stream-read';
+import { NotText, readTextStreaming, type StreamedText } from './stream-text';
 import { markdownSections, plainTextSections } from './text';
 import type {
   IngestedDocument,
@@ -78,6 +81,11 @@ export interface IngestOptions {
   pdfjs?: PdfjsLoader;
   /** The encoding the reader chose for text files (a WHATWG label), over any detection. */
   encoding?: string;
+  /**
+   * Split plain-text and Markdown files into prose fragments as they stream in, with these
+   * options (IngestedDocument.fragments); other formats are not split here.
+   */
+  split?: Partial<FragmentOptions>;
 }
 
 function extensionOf(name: string): string {
@@ -109,6 +117,7 @@ function unsupported(name: string): never {
 }
 
 function binary(name: string, bytes: Uint8Array): never {
+  // Only the first bytes are looked at: a streamed read passes just those.
   const kind = sniffBinaryKind(bytes);
   const hint =
     kind === 'a PDF'
@@ -135,24 +144,18 @@ interface Read {
   encodingGuessed?: boolean;
 }
 
-function readTextFormat(
-  name: string,
-  format: 'txt' | 'md' | 'html',
-  bytes: Uint8Array,
-  chosen: string | undefined,
-): Read {
+/** An HTML file, decoded whole (plain text and Markdown stream: ingestStreamedText). */
+function readHtml(name: string, bytes: Uint8Array, chosen: string | undefined): Read {
   if (!chosen && looksBinary(bytes)) binary(name, bytes);
   let decoded: DecodedText;
   try {
-    decoded = decodeText(bytes, format === 'html' ? declaredCharset(bytes) : '', chosen);
+    decoded = decodeText(bytes, declaredCharset(bytes), chosen);
   } catch (error) {
     fail(name, 'decode', `${quoted(name)} could not be read as chosen: ${errorText(error)}`);
   }
   const source = normalizeNewlines(decoded.text);
   if (isBlank(source)) emptyText(name, 'contains only white space, no text');
   const encoding = { encoding: decoded.encoding, encodingGuessed: decoded.guessed === true };
-  if (format === 'txt') return { text: source, sections: plainTextSections(source), ...encoding };
-  if (format === 'md') return { text: source, sections: markdownSections(source), ...encoding };
   const { text, headings } = htmlToText(source);
   if (isBlank(text)) emptyText(name, 'has no visible text (only markup, scripts or styles)');
   const marks = headings
@@ -169,6 +172,66 @@ interface FileContext {
   onPage: (done: number, total: number) => void;
   onBytes: (done: number, total: number) => void;
   encoding: string | undefined;
+  split: Partial<FragmentOptions> | undefined;
+}
+
+function unreadable(name: string, error: unknown): never {
+  return fail(
+    name,
+    'decode',
+    `${quoted(name)} could not be read from disk (${errorText(error)}). Check that it still ` +
+      'exists and opens in another program, then drop it again.',
+  );
+}
+
+/**
+ * A plain-text or Markdown file, read, hashed, decoded and (if asked) split as it streams in
+ * (stream-text.ts): the bytes are never held whole. Same checks and messages as readHtml.
+ */
+async function ingestStreamedText(
+  file: IngestInput,
+  name: string,
+  format: 'txt' | 'md',
+  ctx: FileContext,
+): Promise<IngestedDocument> {
+  if (ctx.encoding) {
+    try {
+      planDecoding(new Uint8Array(0), ctx.encoding);
+    } catch (error) {
+      fail(name, 'decode', `${quoted(name)} could not be read as chosen: ${errorText(error)}`);
+    }
+  }
+  let read: StreamedText;
+  try {
+    read = await readTextStreaming(file, {
+      signal: ctx.signal,
+      onProgress: ctx.onBytes,
+      chosen: ctx.encoding,
+      split: ctx.split,
+    });
+  } catch (error) {
+    if (ctx.signal?.aborted) throw error;
+    if (error instanceof NotText) binary(name, error.head);
+    unreadable(name, error);
+  }
+  if (read.blank) emptyText(name, 'contains only white space, no text');
+  await ctx.checkpoint();
+  const { text } = read;
+  const sections = format === 'txt' ? plainTextSections(text) : markdownSections(text);
+  await ctx.checkpoint();
+  const doc: IngestedDocument = {
+    name,
+    format,
+    kind: 'prose',
+    text,
+    sections,
+    bytes: file.size,
+    sha256: read.sha256,
+    encoding: read.encoding,
+  };
+  if (read.guessed) doc.encodingGuessed = true;
+  if (read.fragments) doc.fragments = read.fragments;
+  return doc;
 }
 
 /** Read one file into a document, or throw an IngestFailure (or an AbortError). */
@@ -185,18 +248,14 @@ async function ingestOne(file: IngestInput, ctx: FileContext): Promise<IngestedD
     );
   }
   if (file.size === 0) emptyText(name, 'is empty (0 bytes)');
+  if (format === 'txt' || format === 'md') return ingestStreamedText(file, name, format, ctx);
 
   let bytes: Uint8Array<ArrayBuffer>;
   try {
     bytes = await readBytesStreaming(file, ctx.signal, ctx.onBytes);
   } catch (error) {
     if (ctx.signal?.aborted) throw error;
-    fail(
-      name,
-      'decode',
-      `${quoted(name)} could not be read from disk (${errorText(error)}). Check that it still ` +
-        'exists and opens in another program, then drop it again.',
-    );
+    unreadable(name, error);
   }
   // Hash first: pdf.js may take the buffer over.
   const sha256 = await abortable(sha256Hex(bytes), ctx.signal);
@@ -221,7 +280,7 @@ async function ingestOne(file: IngestInput, ctx: FileContext): Promise<IngestedD
       onPage: ctx.onPage,
     });
   } else {
-    read = readTextFormat(name, format, bytes, ctx.encoding);
+    read = readHtml(name, bytes, ctx.encoding);
   }
   await ctx.checkpoint();
 
@@ -280,6 +339,7 @@ export async function ingestFiles(
           maxBytes: options.maxBytes ?? MAX_FILE_BYTES,
           pdfjs: options.pdfjs,
           encoding: options.encoding,
+          split: options.split,
           checkpoint,
           onPage: (pagesDone, pagesTotal) =>
             onProgress?.({

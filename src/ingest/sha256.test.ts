@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { sha256Hex, sha256Js } from './sha256';
+import { Sha256, sha256Hex, sha256Js } from './sha256';
 
 const nodeSha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const hex = (b: Uint8Array) => Buffer.from(b).toString('hex');
@@ -42,5 +42,34 @@ describe('sha256', () => {
   it('sha256Hex uses Web Crypto and gives lower-case hex', async () => {
     const data = new TextEncoder().encode('FragRel');
     expect(await sha256Hex(data)).toBe(nodeSha256(data));
+  });
+});
+
+describe('Sha256 (fed in pieces)', () => {
+  it('agrees with Node on data cut at random, across block and padding boundaries', () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 400 }),
+        fc.array(fc.nat({ max: 400 }), { maxLength: 8 }),
+        (data, cuts) => {
+          const hash = new Sha256();
+          let from = 0;
+          for (const at of [...cuts, data.length]
+            .map((c) => Math.min(c, data.length))
+            .sort((a, b) => a - b)) {
+            hash.update(data.subarray(from, at));
+            from = at;
+          }
+          expect(hex(hash.digest())).toBe(nodeSha256(data));
+        },
+      ),
+    );
+  });
+
+  it('hashes a megabyte fed in 64 KiB and odd-sized pieces as one', () => {
+    const data = new Uint8Array(1 << 20).map((_, i) => (i * 2654435761) >>> 24);
+    const hash = new Sha256();
+    for (let at = 0; at < data.length; at += 65_537) hash.update(data.subarray(at, at + 65_537));
+    expect(hex(hash.digest())).toBe(nodeSha256(data));
   });
 });

@@ -2,6 +2,7 @@
  * @file Types of ingestion: the documents made from dropped files, the errors a person sees when a
  * file cannot be read, and the options of `ingestFiles`.
  */
+import type { ProseSpans } from '../core/fragment';
 import type { Progress } from '../workers/protocol';
 
 /** File formats read as prose. Code arrives via zip in a later issue; chat is made elsewhere. */
@@ -39,6 +40,11 @@ export interface IngestedDocument {
   encodingGuessed?: boolean;
   /** SHA-256 of the file's bytes, lower-case hex: the same file dropped twice has the same hash. */
   sha256: string;
+  /**
+   * The prose fragments of `text`, split as the file streamed in: only for plain text and
+   * Markdown, and only when `IngestOptions.split` asked. Not stored with the document.
+   */
+  fragments?: ProseSpans;
 }
 
 export type IngestErrorCode =

@@ -41,7 +41,7 @@ import {
   summaryCodeRelationState,
   summaryRowRanges,
 } from '../core/code/summary';
-import { splitProse } from '../core/fragment';
+import { ProseSplitStream, type ProseSpans } from '../core/fragment';
 import { labelFragments } from '../core/sections';
 import { EXACT_MAX_FRAGMENTS, semanticNeighbours } from '../core/relations/semantic';
 import { semanticNeighboursParallel, type SemanticPool } from '../core/relations/semantic-parallel';
@@ -86,6 +86,8 @@ export interface IndexDependencies {
       onProgress?: (p: IngestProgress) => void;
       /** The reader's choice of encoding for a text file. */
       encoding?: string;
+      /** Split a plain-text or Markdown file as it streams in (IngestedDocument.fragments). */
+      split?: { wordsPerFragment: number };
     },
   ) => Promise<IngestResult>;
   loadEmbedder: (
@@ -340,12 +342,24 @@ export class IngestFailure extends Error {
   override name = 'IngestError';
 }
 
-async function read(deps: IndexDependencies, source: IndexSource, ctx: HandlerContext) {
+async function read(
+  deps: IndexDependencies,
+  source: IndexSource,
+  wordsPerFragment: number,
+  ctx: HandlerContext,
+): Promise<{
+  text: string;
+  sections: { title: string; start: number; end: number }[];
+  document: IngestedDocument | undefined;
+  fragments?: ProseSpans;
+}> {
   if (!('file' in source))
     return { text: source.text, sections: source.sections, document: undefined };
   const { documents, errors } = await deps.ingest([source.file], {
     signal: ctx.signal,
     encoding: source.encoding,
+    // A book in plain text or Markdown is split as it streams in (issue 16).
+    split: { wordsPerFragment },
     // Pages of a PDF, else bytes of a large file as they stream in, else files.
     onProgress: (p) => {
       const part = p.pages ?? p.bytes;
@@ -355,8 +369,33 @@ async function read(deps: IndexDependencies, source: IndexSource, ctx: HandlerCo
     },
   });
   if (errors.length) throw new IngestFailure(errors[0].message);
-  const document = documents[0];
-  return { text: document.text, sections: document.sections, document };
+  // The fragments go back as columns, not with the document (which is stored).
+  const { fragments, ...document } = documents[0];
+  return { text: document.text, sections: document.sections, document, fragments };
+}
+
+/** Characters split between two checks for cancel (and progress reports). */
+const SPLIT_SLICE = 1 << 20;
+
+/**
+ * splitProse over a whole text in slices (the same fragments: ProseSplitStream), reporting the
+ * 'split' stage by characters and giving a cancel its turn between slices.
+ */
+async function splitText(
+  text: string,
+  wordsPerFragment: number,
+  ctx: HandlerContext,
+): Promise<ProseSpans> {
+  const checkpoint = createCheckpoint(ctx.signal);
+  const splitter = new ProseSplitStream({ wordsPerFragment });
+  const total = text.length;
+  ctx.progress({ stage: 'split', done: 0, total });
+  for (let at = 0; at < total; at += SPLIT_SLICE) {
+    await checkpoint();
+    splitter.push(text.slice(at, at + SPLIT_SLICE));
+    ctx.progress({ stage: 'split', done: Math.min(total, at + SPLIT_SLICE), total });
+  }
+  return splitter.finish();
 }
 
 async function relate(
@@ -436,15 +475,17 @@ async function index(
   ctx: HandlerContext,
 ): Promise<IndexResult> {
   const t0 = performance.now();
-  const { text, sections, document } = await read(deps, req.source, ctx);
+  const { text, sections, document, fragments } = await read(
+    deps,
+    req.source,
+    req.wordsPerFragment,
+    ctx,
+  );
   const t1 = performance.now();
-  ctx.progress({ stage: 'split', done: 0, total: 1 });
-  const fragments = splitProse(req.docId, text, { wordsPerFragment: req.wordsPerFragment });
-  const starts = Uint32Array.from(fragments, (f) => f.start);
-  const ends = Uint32Array.from(fragments, (f) => f.end);
-  const words = Uint32Array.from(fragments, (f) => f.words ?? 0);
+  // Split as the file streamed in (plain text, Markdown), else here (other formats, stored text).
+  if (fragments) ctx.progress({ stage: 'split', done: 1, total: 1 });
+  const { starts, ends, words } = fragments ?? (await splitText(text, req.wordsPerFragment, ctx));
   const labels = labelFragments(starts, sections);
-  ctx.progress({ stage: 'split', done: 1, total: 1 });
   if (ctx.signal.aborted) throw new AbortError();
   const t2 = performance.now();
   const embedded = await embedAndRelate(deps, text, starts, ends, req, ctx);
