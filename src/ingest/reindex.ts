@@ -191,7 +191,7 @@ export const MAX_STORED_PARSE_CHARS = 32 * 1024 * 1024;
 export function parsesToStore(
   parses: readonly FileParse[],
   budget: number = MAX_STORED_PARSE_CHARS,
-): { parses: FileParse[]; left: number } {
+): { parses: FileParse[]; left: number; chars: number } {
   const kept: FileParse[] = [];
   let used = 0;
   for (const p of parses) {
@@ -200,5 +200,5 @@ export function parsesToStore(
     used += size;
     kept.push(p);
   }
-  return { parses: kept, left: parses.length - kept.length };
+  return { parses: kept, left: parses.length - kept.length, chars: used };
 }

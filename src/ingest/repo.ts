@@ -33,6 +33,7 @@ import { AbortError } from '../workers/protocol';
 import { createCheckpoint, throwIfAborted } from './abort';
 import { decodeText, isBlank, looksBinary, normalizeNewlines } from './decode';
 import { formatBytes, quoted } from './errors';
+import { MAX_STORED_TEXT_BYTES } from './storable';
 import { GitignoreMatcher } from './gitignore';
 import { sha256Hex } from './sha256';
 import { BlobRanges, readZipDirectory, readZipEntry, ZipError, type ZipEntry } from './zip';
@@ -76,7 +77,7 @@ export const defaultRepoLimits: Readonly<RepoLimits> = Object.freeze({
   maxRatio: 100,
   ratioMinBytes: 1024 * 1024,
   maxRepositoryBytes: 64 * 1024 * 1024,
-  maxStoredTextBytes: 120 * 1024 * 1024,
+  maxStoredTextBytes: MAX_STORED_TEXT_BYTES,
   maxPathLength: 1024,
   maxPathDepth: 64,
 });

@@ -8,7 +8,10 @@ function parse(k: number): FileParse {
 describe('parsesToStore', () => {
   it('keeps every parse that fits the budget', () => {
     const all = Array.from({ length: 50 }, (_, k) => parse(k));
-    expect(parsesToStore(all)).toEqual({ parses: all, left: 0 });
+    const kept = parsesToStore(all);
+    expect(kept).toMatchObject({ parses: all, left: 0 });
+    // The size it measured is the parses' JSON, less the array's commas and brackets.
+    expect(kept.chars).toBe(JSON.stringify(all).length - (all.length - 1) - 2);
   });
 
   it('keeps the first parses within the budget and counts the rest', () => {

@@ -91,6 +91,11 @@ export interface IndexedDocumentInput {
    * Absent: any stored parses of the id are removed with the old index.
    */
   codeSyntax?: readonly CodeSyntaxFileRecord[];
+  /**
+   * The parses' size as JSON in characters, when the caller measured it already: the store then
+   * does not stringify them again for its size estimate (tens of MB for a large repository).
+   */
+  codeSyntaxChars?: number;
 }
 
 /** What retrieval needs of one document. */
@@ -383,7 +388,9 @@ export class Library {
     for (const s of meta.sections) storedBytes += textBytes(s.title);
     const syntaxRecord = input.codeSyntax ? { docId: id, files: [...input.codeSyntax] } : null;
     // The parses' size as JSON, an estimate of what structured clone keeps.
-    if (syntaxRecord) storedBytes += textBytes(JSON.stringify(syntaxRecord.files));
+    if (syntaxRecord) {
+      storedBytes += input.codeSyntaxChars ?? textBytes(JSON.stringify(syntaxRecord.files));
+    }
     const documentRecord: DocumentRecord = { ...meta, fragmentCount: count, storedBytes };
 
     if (signal?.aborted) throw cancelled();

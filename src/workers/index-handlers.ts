@@ -270,6 +270,8 @@ export type IndexRepositoryResult =
       codeReferences: Float32Array;
       /** Every file's parse, for the library to keep (the next re-index reuses them). */
       parses: FileParse[];
+      /** Their size as JSON, in characters (measured while capping them). */
+      parsesChars: number;
       report: RepositoryReport;
       timings: IndexRepositoryTimings;
     });
@@ -857,7 +859,7 @@ async function indexRepository(
     codeParams,
     codeReferences,
     // Capped so the stored record stays under Chromium's IndexedDB value limit (src/ingest/reindex.ts).
-    parses: parsesToStore(parsed.parses).parses,
+    ...(({ parses, chars }) => ({ parses, parsesChars: chars }))(parsesToStore(parsed.parses)),
     report,
     timings: {
       readMs: t1 - t0,
@@ -974,6 +976,7 @@ export function createIndexHandlers(deps: IndexDependencies) {
         semantic: r.semantic,
         code: { matrix: r.code, references: r.codeReferences },
         parses: r.parses,
+        parsesChars: r.parsesChars,
       });
       return {
         ok: true,

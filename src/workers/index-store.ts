@@ -30,6 +30,8 @@ export interface HeldParts {
   semantic: CsrMatrix;
   code?: { matrix: CsrMatrix; references: Float32Array };
   parses?: FileParse[];
+  /** The parses' size as JSON, in characters, when known (the store need not measure it). */
+  parsesChars?: number;
 }
 
 /** How the page asks for a held index to be stored. */
@@ -115,6 +117,7 @@ export async function storeHeld(
           : []),
       ],
       ...(parts.parses ? { codeSyntax: parts.parses } : {}),
+      ...(parts.parsesChars !== undefined ? { codeSyntaxChars: parts.parsesChars } : {}),
     },
     { signal: ctx.signal },
   );
