@@ -4,7 +4,6 @@ import { describe, expect, it } from 'vitest';
 import { AbortError, isAbortError } from '../workers/protocol';
 import * as publicApi from './index';
 import { formatOf, ingestFiles, MAX_FILE_BYTES } from './ingest';
-import { MAX_STORED_TEXT_BYTES } from './storable';
 import { loadPdfjsNode } from './pdf-node';
 import {
   chapterXhtml,
@@ -220,28 +219,6 @@ describe('bad input: errors as values with messages that say what to do', () => 
     expect(
       (await one(fileOf('ok.txt', 'x'.repeat(2048)), { maxBytes: 2048 })).error,
     ).toBeUndefined();
-  });
-
-  it("says 'too-large' when the text would not fit one stored value, counting two bytes a character past Latin-1", async () => {
-    expect(MAX_STORED_TEXT_BYTES).toBe(120 * 1024 * 1024);
-    // 1,500 characters: 1,500 bytes as Latin-1 ("é" is U+00E9), 3,000 with one curly quote.
-    const latin = 'café '.repeat(300);
-    expect((await one(fileOf('latin.txt', latin), { maxStoredTextBytes: 2000 })).error).toBe(
-      undefined,
-    );
-    const wide = latin.slice(0, -1) + '\u201d';
-    const { error } = await one(fileOf('wide.txt', wide), { maxStoredTextBytes: 2000 });
-    expect(error?.code).toBe('too-large');
-    expect(error?.message).toBe(
-      '“wide.txt” holds 1,500 characters of text, which the browser would store as 2.9 KB ' +
-        '(it has characters beyond Latin-1, kept at two bytes each): more than the 2.0 KB one ' +
-        "document's text may take. Split it into parts and add them one by one.",
-    );
-    // Other formats too: the check is on the text read, whatever the file.
-    const html = `<html><body><p>${latin}</p><p>\u201c</p></body></html>`;
-    expect((await one(fileOf('page.html', html), { maxStoredTextBytes: 2000 })).error?.code).toBe(
-      'too-large',
-    );
   });
 
   it("says 'unsupported' for unknown extensions, listing the supported ones", async () => {

@@ -24,7 +24,6 @@ import { declaredCharset, htmlToText } from './html';
 import { readPdf, type PdfjsLoader } from './pdf';
 import { outlineSections } from './sections';
 import { sha256Hex } from './sha256';
-import { MAX_STORED_TEXT_BYTES, storedTextBytes } from './storable';
 import { readBytesStreaming } from './stream-read';
 import { NotText, readTextStreaming, type StreamedText } from './stream-text';
 import { markdownSections, plainTextSections } from './text';
@@ -78,8 +77,6 @@ export interface IngestOptions {
   onProgress?: (progress: IngestProgress) => void;
   /** Largest file read, in bytes; default MAX_FILE_BYTES. */
   maxBytes?: number;
-  /** Largest text as the browser stores it (storable.ts); default MAX_STORED_TEXT_BYTES. */
-  maxStoredTextBytes?: number;
   /** pdf.js for this environment; required to read PDFs (index.ts defaults it to the browser). */
   pdfjs?: PdfjsLoader;
   /** The encoding the reader chose for text files (a WHATWG label), over any detection. */
@@ -170,7 +167,6 @@ function readHtml(name: string, bytes: Uint8Array, chosen: string | undefined): 
 interface FileContext {
   signal: AbortSignal | undefined;
   maxBytes: number;
-  maxStoredTextBytes: number;
   pdfjs: PdfjsLoader | undefined;
   checkpoint: () => Promise<void>;
   onPage: (done: number, total: number) => void;
@@ -240,25 +236,6 @@ async function ingestStreamedText(
 
 /** Read one file into a document, or throw an IngestFailure (or an AbortError). */
 async function ingestOne(file: IngestInput, ctx: FileContext): Promise<IngestedDocument> {
-  const doc = await readOne(file, ctx);
-  // Refused here, seconds in, rather than at the save after the whole index was built.
-  const stored = storedTextBytes(doc.text);
-  if (stored > ctx.maxStoredTextBytes) {
-    const wide = stored > doc.text.length;
-    fail(
-      doc.name,
-      'too-large',
-      `${quoted(doc.name)} holds ${doc.text.length.toLocaleString('en')} characters of text, ` +
-        `which the browser would store as ${formatBytes(stored)}` +
-        (wide ? ' (it has characters beyond Latin-1, kept at two bytes each)' : '') +
-        `: more than the ${formatBytes(ctx.maxStoredTextBytes)} one document's text may take. ` +
-        'Split it into parts and add them one by one.',
-    );
-  }
-  return doc;
-}
-
-async function readOne(file: IngestInput, ctx: FileContext): Promise<IngestedDocument> {
   const name = file.name || 'untitled';
   const format = formatOf(name, file.type) ?? unsupported(name);
   if (file.size > ctx.maxBytes) {
@@ -360,7 +337,6 @@ export async function ingestFiles(
         await ingestOne(file, {
           signal,
           maxBytes: options.maxBytes ?? MAX_FILE_BYTES,
-          maxStoredTextBytes: options.maxStoredTextBytes ?? MAX_STORED_TEXT_BYTES,
           pdfjs: options.pdfjs,
           encoding: options.encoding,
           split: options.split,

@@ -13,19 +13,12 @@ import { mergeRowBlocks, type RowBlock } from '../core/code/summary';
 import type { CsrMatrix } from '../core/types';
 
 /**
- * Bytes a document's text may take as the browser stores it. A string that holds a character
- * above U+00FF is stored as UTF-16, two bytes a character; below that, one. Chromium refuses one
- * IndexedDB value over 133,169,152 bytes, and the text is one value: a 107 MiB book with curly
- * quotes (214 MiB so) failed at the save after 40 s of work, its transaction aborted ("The
- * transaction has finished"). 120 MiB leaves room for the record's other fields.
+ * Bytes a repository's text may take as the browser stores it (the reader leaves files out past
+ * it: src/ingest/repo.ts). A string holding a character above U+00FF is stored at two bytes a
+ * character. Texts are now stored over several records when large (src/store/source-parts.ts), so
+ * this cap is only a bound on a repository's size in memory; it was the fix for a failed save.
  */
 export const MAX_STORED_TEXT_BYTES = 120 * 1024 * 1024;
-
-/** The bytes `text` takes as stored: two a character once any is above U+00FF, else one. */
-export function storedTextBytes(text: string): number {
-  // eslint-disable-next-line no-control-regex
-  return /[^\u0000-\u00ff]/.test(text) ? 2 * text.length : text.length;
-}
 
 /** Bytes a stored relation may take (well under Chromium's 127 MiB for one value). */
 export const MAX_STORED_RELATION_BYTES = 96 * 1024 * 1024;

@@ -74,6 +74,13 @@ import {
   type VectorsRecord,
 } from './schema';
 import { estimateStorage } from './storage';
+import {
+  MAX_PART_BYTES,
+  partOwner,
+  readSource,
+  sourcePartRange,
+  sourceRecords,
+} from './source-parts';
 
 /** A document's metadata as the indexer hands it over; the store fills in the rest. */
 export type NewDocument = Omit<DocumentRecord, 'fragmentCount' | 'storedBytes'>;
@@ -241,6 +248,8 @@ export class Library {
   readonly db: LibraryDb;
   readonly name: string;
   private readonly state: ConnectionState;
+  /** Bytes one source record may take as stored before the text is cut into parts (tests lower it). */
+  sourcePartBytes = MAX_PART_BYTES;
 
   constructor(db: LibraryDb, name: string, state: ConnectionState = {}) {
     this.db = db;
@@ -333,7 +342,7 @@ export class Library {
 
   /** The whole source text of a document. */
   getSource(id: string): Promise<string | undefined> {
-    return this.guard(async () => (await this.db.get('sources', id))?.text);
+    return this.guard(() => readSource((key) => this.db.get('sources', key), id));
   }
 
   getFragments(id: string): Promise<FragmentTable | undefined> {
@@ -419,7 +428,11 @@ export class Library {
                 : tx.objectStore('codeSyntax').delete(id),
             );
             requests.add(tx.objectStore('documents').put(documentRecord));
-            requests.add(tx.objectStore('sources').put({ docId: id, text: source }));
+            // Parts of an earlier, longer text of this id must not outlive it.
+            requests.add(tx.objectStore('sources').delete(sourcePartRange(id)));
+            for (const record of sourceRecords(id, source, this.sourcePartBytes)) {
+              requests.add(tx.objectStore('sources').put(record));
+            }
             requests.add(tx.objectStore('fragments').put(fragmentsRecord));
             for (const r of vectorRecords) requests.add(tx.objectStore('vectors').put(r));
             for (const r of relationRecords) requests.add(tx.objectStore('relations').put(r));
@@ -488,6 +501,7 @@ export class Library {
         requests.add(existed);
         requests.add(tx.objectStore('documents').delete(id));
         requests.add(tx.objectStore('sources').delete(id));
+        requests.add(tx.objectStore('sources').delete(sourcePartRange(id)));
         requests.add(tx.objectStore('fragments').delete(id));
         requests.add(tx.objectStore('vectors').delete(documentKeyRange(id)));
         requests.add(tx.objectStore('relations').delete(documentKeyRange(id)));
@@ -521,12 +535,13 @@ export class Library {
       };
       for (const doc of documents) {
         const [source, fragments, vectors, relations] = await Promise.all([
-          tx.objectStore('sources').get(doc.id),
+          readSource((key) => tx.objectStore('sources').get(key), doc.id),
           tx.objectStore('fragments').get(doc.id),
           tx.objectStore('vectors').getAll(documentKeyRange(doc.id)),
           tx.objectStore('relations').getAll(documentKeyRange(doc.id)),
         ]);
-        if (source) out.sources.push(source);
+        // The joined text: an export does not depend on how the store cut it.
+        if (source !== undefined) out.sources.push({ docId: doc.id, text: source });
         if (fragments) out.fragments.push(fragments);
         out.vectors.push(...vectors);
         out.relations.push(...relations);
@@ -564,8 +579,12 @@ export class Library {
           const puts: Promise<unknown>[] = [];
           for (const r of records.documents)
             if (keep.has(r.id)) puts.push(tx.objectStore('documents').put(r));
-          for (const r of records.sources)
-            if (keep.has(r.docId)) puts.push(tx.objectStore('sources').put(r));
+          for (const r of records.sources) {
+            if (!keep.has(r.docId)) continue;
+            for (const record of sourceRecords(r.docId, r.text, this.sourcePartBytes)) {
+              puts.push(tx.objectStore('sources').put(record));
+            }
+          }
           for (const r of records.fragments)
             if (keep.has(r.docId)) puts.push(tx.objectStore('fragments').put(r));
           for (const r of records.vectors)
@@ -595,7 +614,7 @@ export class Library {
         let records = 0;
         let bytes = 0;
         for (const key of await tx.objectStore('sources').getAllKeys()) {
-          if (docs.has(key)) continue;
+          if (docs.has(partOwner(key) ?? key)) continue;
           const record = await tx.objectStore('sources').get(key);
           bytes += record ? textBytes(record.text) : 0;
           await tx.objectStore('sources').delete(key);
@@ -642,7 +661,7 @@ export class Library {
       const tx = this.db.transaction(DOCUMENT_STORES, 'readonly');
       const [doc, source, fragmentsRecord, vectorsRecord, relationRecords] = await Promise.all([
         tx.objectStore('documents').get(id),
-        tx.objectStore('sources').get(id),
+        readSource((key) => tx.objectStore('sources').get(key), id),
         tx.objectStore('fragments').get(id),
         tx.objectStore('vectors').get([id, embedderId]),
         tx.objectStore('relations').getAll(documentKeyRange(id)),
@@ -663,7 +682,7 @@ export class Library {
         const relation = decodeRelation(record);
         if (relation && relation.size === count) relations.push(relation);
       }
-      return { document: doc, source: source.text, fragments, vectors, relations };
+      return { document: doc, source, fragments, vectors, relations };
     });
   }
 

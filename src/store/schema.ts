@@ -7,7 +7,7 @@
  * | store       | key                          | value                                            |
  * |-------------|------------------------------|--------------------------------------------------|
  * | `documents` | `id`                         | {@link DocumentRecord}: metadata only, small     |
- * | `sources`   | `docId`                      | {@link SourceRecord}: the whole source text      |
+ * | `sources`   | `docId`                      | {@link SourceRecord}: the source text (one record, or parts: source-parts.ts) |
  * | `fragments` | `docId`                      | {@link FragmentsRecord}: all fragments, packed   |
  * | `vectors`   | `[docId, embedderId]`        | {@link VectorsRecord}: Float32 rows as a buffer  |
  * | `relations` | `[docId, kind, paramsKey]`   | {@link RelationRecord}: CSR buffers or params    |
@@ -95,6 +95,12 @@ export interface DocumentRecord {
 export interface SourceRecord {
   docId: string;
   text: string;
+  /**
+   * Set on a document's first record when its text is stored in several (source-parts.ts): this
+   * many records in all, the others under `sourcePartKey(docId, k)`. Chromium refuses one value
+   * over 127 MiB, and a 107 MiB book with curly quotes is 214 MB as stored.
+   */
+  parts?: number;
 }
 
 /**
