@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { RankHeap, ranksBefore, topK } from './heap';
+import { kthLargestInPlace, RankHeap, ranksBefore, topK } from './heap';
 
 const fullSort = (scores: ArrayLike<number>) =>
   Array.from(scores, (_, i) => i).sort((a, b) =>
@@ -38,6 +38,24 @@ describe('topK and RankHeap', () => {
         const want = fullSort(scores).slice(0, k);
         expect(Array.from(topK(Float64Array.from(scores), k))).toEqual(want);
       }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('kthLargestInPlace', () => {
+  it('finds the k-th largest as a full sort would, ties and repeats included', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.integer({ min: -5, max: 5 }), { minLength: 1, maxLength: 60 }),
+        fc.nat(),
+        (values, pick) => {
+          const k = 1 + (pick % values.length);
+          const sorted = [...values].sort((a, b) => b - a);
+          expect(kthLargestInPlace(Float64Array.from(values), k)).toBe(sorted[k - 1]);
+          expect(kthLargestInPlace(Float32Array.from(values), k)).toBe(sorted[k - 1]);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -101,3 +101,34 @@ export function topK(scores: ArrayLike<number>, k: number): Uint32Array {
   for (let r = 0; r < count; r++) out[r] = heap.pop();
   return out;
 }
+
+/**
+ * The k-th largest value of `a` (1 <= k <= a.length), by quickselect: `a` is reordered in place,
+ * so pass a copy. Used to cut rows to their strongest weights (core/code/relation.ts,
+ * ingest/storable.ts).
+ */
+export function kthLargestInPlace(a: Float32Array | Float64Array, k: number): number {
+  let lo = 0;
+  let hi = a.length - 1;
+  const target = k - 1;
+  while (lo < hi) {
+    const pivot = a[(lo + hi) >> 1];
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (a[i] > pivot) i++;
+      while (a[j] < pivot) j--;
+      if (i <= j) {
+        const t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (target <= j) hi = j;
+    else if (target >= i) lo = i;
+    else break;
+  }
+  return a[target];
+}

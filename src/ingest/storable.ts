@@ -9,7 +9,8 @@
  * strongest weights of a row are the ones Eq. 5's environment score is dominated by), applied
  * with a smaller cap only where the size demands it; the report says when it happened.
  */
-import { mergeRowBlocks, type RowBlock } from '../core/code/summary';
+import { mergeRowBlocks, rowBlocksWeights, type RowBlock } from '../core/code/summary';
+import { kthLargestInPlace } from '../core/heap';
 import type { CsrMatrix } from '../core/types';
 
 /**
@@ -51,15 +52,7 @@ export function fitRowBlocks(
   blocks: RowBlock[],
   budget: number = MAX_STORED_RELATION_BYTES,
 ): { matrix: CsrMatrix; perRow: number | null } {
-  let nnz = 0;
-  let rowsSeen = 0;
-  for (const b of blocks) {
-    nnz += b.col.length;
-    rowsSeen += b.rowPtr.length - 1;
-  }
-  if (rowsSeen !== n) {
-    throw new Error(`FragRel: row blocks cover ${rowsSeen} rows, expected ${n}.`);
-  }
+  const nnz = rowBlocksWeights(n, blocks);
   if (4 * (n + 1 + 2 * nnz) <= budget) {
     return { matrix: mergeRowBlocks(n, blocks.splice(0)), perRow: null };
   }
@@ -142,27 +135,5 @@ function kthLargest(
 ): number {
   const a = scratch.subarray(0, to - from);
   a.set(w.subarray(from, to));
-  let lo = 0;
-  let hi = a.length - 1;
-  const target = k - 1;
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >> 1];
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] > pivot) i++;
-      while (a[j] < pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else break;
-  }
-  return a[target];
+  return kthLargestInPlace(a, k);
 }

@@ -29,6 +29,7 @@
  * about 0.2 s for a 700-window Python repository and 8-14 s for eslint/lib (10.6k windows) on
  * one core here (bench/repoeval.ts).
  */
+import { kthLargestInPlace } from '../heap';
 import type { CsrMatrix } from '../types';
 import { csrRelation, type CsrRelation } from '../relations/csr';
 import type { WindowCover } from './cover';
@@ -345,29 +346,7 @@ export function keepStrongest(
   // The keep-th largest value by quickselect on a copy.
   const a = scratch.subarray(0, m);
   a.set(vals.subarray(0, m));
-  let lo = 0;
-  let hi = m - 1;
-  const target = keep - 1;
-  while (lo < hi) {
-    const pivot = a[(lo + hi) >> 1];
-    let i = lo;
-    let j = hi;
-    while (i <= j) {
-      while (a[i] > pivot) i++;
-      while (a[j] < pivot) j--;
-      if (i <= j) {
-        const t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) hi = j;
-    else if (target >= i) lo = i;
-    else break;
-  }
-  const kth = a[target];
+  const kth = kthLargestInPlace(a, keep);
   let above = 0;
   for (let t = 0; t < m; t++) if (vals[t] > kth) above++;
   let ties = keep - above;

@@ -571,8 +571,8 @@ export function summaryCodeRelationRows(
   return { rowPtr, col: rows.col.slice(0, rows.nnz), weight: rows.weight.slice(0, rows.nnz) };
 }
 
-/** Row blocks covering [0, n) in order, as one CSR matrix. */
-export function mergeRowBlocks(n: number, blocks: readonly RowBlock[]): CsrMatrix {
+/** The weights in row blocks that must cover exactly [0, n); throws when they do not. */
+export function rowBlocksWeights(n: number, blocks: readonly RowBlock[]): number {
   let nnz = 0;
   let rowsSeen = 0;
   for (const b of blocks) {
@@ -582,6 +582,12 @@ export function mergeRowBlocks(n: number, blocks: readonly RowBlock[]): CsrMatri
   if (rowsSeen !== n) {
     throw new Error(`FragRel: row blocks cover ${rowsSeen} rows, expected ${n}.`);
   }
+  return nnz;
+}
+
+/** Row blocks covering [0, n) in order, as one CSR matrix. */
+export function mergeRowBlocks(n: number, blocks: readonly RowBlock[]): CsrMatrix {
+  const nnz = rowBlocksWeights(n, blocks);
   if (blocks.length === 1) return { size: n, ...blocks[0] };
   const rowPtr = new Uint32Array(n + 1);
   const col = new Uint32Array(nnz);
