@@ -335,6 +335,54 @@ export function rendererRss(browserPid: number): number {
   return total;
 }
 
+/**
+ * Helpers the bench installs in the page (page.evaluate): set an input as typing would, wait for
+ * the code view's summary, ask a question and time it. Shared with bench/slider-probe.ts.
+ */
+export const CODE_VIEW_PROBE = `
+  window.__setValue = (input, value) => {
+    // React's own value setter, so its onChange sees the change (as typing would).
+    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(input, value);
+    input.dispatchEvent(new Event('input', { bubbles: true }));
+  };
+  window.__summaryShows = (text, timeoutMs) => new Promise((resolve) => {
+    const view = document.querySelector('[data-testid="code-view"]');
+    const shows = () =>
+      (view.querySelector('[data-testid="code-summary"]')?.textContent ?? '').includes(text);
+    let observer = null;
+    const timer = setTimeout(() => { observer.disconnect(); resolve(false); }, timeoutMs);
+    observer = new MutationObserver(() => {
+      if (shows()) { clearTimeout(timer); observer.disconnect(); resolve(true); }
+    });
+    observer.observe(view, { subtree: true, childList: true, characterData: true });
+    if (shows()) { clearTimeout(timer); observer.disconnect(); resolve(true); }
+  }).then((ok) => new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(ok), 0))));
+  window.__ask = async (q) => {
+    const view = document.querySelector('[data-testid="code-view"]');
+    window.__setValue(view.querySelector('#code-question'), q);
+    await new Promise((r) => setTimeout(r, 50));
+    const t0 = performance.now();
+    view.querySelector('form.ask button[type="submit"]').click();
+    const answered = await window.__summaryShows('for “' + q + '”', 120000);
+    return {
+      answered,
+      ms: performance.now() - t0,
+      summary: view.querySelector('[data-testid="code-summary"]')?.textContent ?? '',
+    };
+  };
+  window.__slide = async (a) => {
+    const view = document.querySelector('[data-testid="code-view"]');
+    const t0 = performance.now();
+    window.__setValue(view.querySelector('input[aria-label="alpha for code"]'), a);
+    const answered = await window.__summaryShows('α ' + a + ' ·', 60000);
+    return {
+      answered,
+      ms: performance.now() - t0,
+      summary: view.querySelector('[data-testid="code-summary"]')?.textContent ?? '',
+    };
+  };
+`;
+
 const LONGTASK_INIT = `
   window.__longTasks = [];
   new PerformanceObserver((list) => {
@@ -670,50 +718,7 @@ async function runOnce(
       if (ASK_DELAY_S > 0) await new Promise((r) => setTimeout(r, ASK_DELAY_S * 1000));
       // Plain JavaScript in strings: tsx would wrap named inner functions in a helper the page
       // lacks (`__name`).
-      const IN_PAGE = `
-        window.__setValue = (input, value) => {
-          // React's own value setter, so its onChange sees the change (as typing would).
-          Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(input, value);
-          input.dispatchEvent(new Event('input', { bubbles: true }));
-        };
-        window.__summaryShows = (text, timeoutMs) => new Promise((resolve) => {
-          const view = document.querySelector('[data-testid="code-view"]');
-          const shows = () =>
-            (view.querySelector('[data-testid="code-summary"]')?.textContent ?? '').includes(text);
-          let observer = null;
-          const timer = setTimeout(() => { observer.disconnect(); resolve(false); }, timeoutMs);
-          observer = new MutationObserver(() => {
-            if (shows()) { clearTimeout(timer); observer.disconnect(); resolve(true); }
-          });
-          observer.observe(view, { subtree: true, childList: true, characterData: true });
-          if (shows()) { clearTimeout(timer); observer.disconnect(); resolve(true); }
-        }).then((ok) => new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(ok), 0))));
-        window.__ask = async (q) => {
-          const view = document.querySelector('[data-testid="code-view"]');
-          window.__setValue(view.querySelector('#code-question'), q);
-          await new Promise((r) => setTimeout(r, 50));
-          const t0 = performance.now();
-          view.querySelector('form.ask button[type="submit"]').click();
-          const answered = await window.__summaryShows('for “' + q + '”', 120000);
-          return {
-            answered,
-            ms: performance.now() - t0,
-            summary: view.querySelector('[data-testid="code-summary"]')?.textContent ?? '',
-          };
-        };
-        window.__slide = async (a) => {
-          const view = document.querySelector('[data-testid="code-view"]');
-          const t0 = performance.now();
-          window.__setValue(view.querySelector('input[aria-label="alpha for code"]'), a);
-          const answered = await window.__summaryShows('α ' + a + ' ·', 60000);
-          return {
-            answered,
-            ms: performance.now() - t0,
-            summary: view.querySelector('[data-testid="code-summary"]')?.textContent ?? '',
-          };
-        };
-      `;
-      await page.evaluate(IN_PAGE);
+      await page.evaluate(CODE_VIEW_PROBE);
       type InPage = { answered: boolean; ms: number; summary: string };
       const ask = async (question: string): Promise<InPage> => {
         const r = (await page.evaluate(`window.__ask(${JSON.stringify(question)})`)) as InPage;

@@ -15,7 +15,7 @@ import os from 'node:os';
 import { chromium } from '@playwright/test';
 import { chromiumArgs } from '../playwright.config';
 import { startPreview } from './browser';
-import { millionLines, zip } from './scale-repo';
+import { CODE_VIEW_PROBE, millionLines, zip } from './scale-repo';
 
 const DIST = process.env.PROBE_DIST ?? 'dist';
 const PORT = Number(process.env.PROBE_PORT ?? 4185);
@@ -25,41 +25,6 @@ const CSS = process.env.PROBE_CSS ?? '';
 const DELAY = Number(process.env.PROBE_DELAY_S ?? 10);
 const TRACE = process.env.PROBE_TRACE;
 const AFTER = Number(process.env.PROBE_AFTER_S ?? 0);
-
-const IN_PAGE = `
-  window.__setValue = (input, value) => {
-    Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, 'value').set.call(input, value);
-    input.dispatchEvent(new Event('input', { bubbles: true }));
-  };
-  window.__summaryShows = (text, timeoutMs) => new Promise((resolve) => {
-    const view = document.querySelector('[data-testid="code-view"]');
-    const shows = () =>
-      (view.querySelector('[data-testid="code-summary"]')?.textContent ?? '').includes(text);
-    let observer = null;
-    const timer = setTimeout(() => { observer.disconnect(); resolve(false); }, timeoutMs);
-    observer = new MutationObserver(() => {
-      if (shows()) { clearTimeout(timer); observer.disconnect(); resolve(true); }
-    });
-    observer.observe(view, { subtree: true, childList: true, characterData: true });
-    if (shows()) { clearTimeout(timer); observer.disconnect(); resolve(true); }
-  }).then((ok) => new Promise((r) => requestAnimationFrame(() => setTimeout(() => r(ok), 0))));
-  window.__ask = async (q) => {
-    const view = document.querySelector('[data-testid="code-view"]');
-    window.__setValue(view.querySelector('#code-question'), q);
-    await new Promise((r) => setTimeout(r, 50));
-    const t0 = performance.now();
-    view.querySelector('form.ask button[type="submit"]').click();
-    const answered = await window.__summaryShows('for “' + q + '”', 120000);
-    return { answered, ms: performance.now() - t0 };
-  };
-  window.__slide = async (a) => {
-    const view = document.querySelector('[data-testid="code-view"]');
-    const t0 = performance.now();
-    window.__setValue(view.querySelector('input[aria-label="alpha for code"]'), a);
-    const answered = await window.__summaryShows('α ' + a + ' ·', 60000);
-    return { answered, ms: performance.now() - t0 };
-  };
-`;
 
 async function main() {
   const stop = await startPreview(PORT, DIST);
@@ -92,7 +57,7 @@ async function main() {
     }
     await page.locator('[data-testid="code-view"] #code-question').waitFor({ timeout: 60_000 });
     if (CSS) await page.addStyleTag({ content: CSS });
-    await page.evaluate(IN_PAGE);
+    await page.evaluate(CODE_VIEW_PROBE);
     await new Promise((r) => setTimeout(r, DELAY * 1000));
     const q = (await page.evaluate(
       `window.__ask("How are command line arguments parsed into options?")`,
