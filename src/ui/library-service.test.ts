@@ -381,5 +381,28 @@ describe('LibraryService with repositories', () => {
     expect(stored.fragments.labels).toEqual(whole.fragments.labels);
     const code = stored.relations.find((r) => r.kind === 'code')!.matrix!;
     expect([...code.col]).toEqual([...whole.code.col]);
+
+    // A newer version of the folder (one file changed): staged as before, and re-indexed in
+    // place from the stored version, which the worker reads itself.
+    const newer = entries.map((e, i) =>
+      i === 5
+        ? {
+            ...e,
+            file: new Blob([
+              readFileSync(path.join(lib, names[5 % names.length])),
+              '\n// changed\n',
+            ]),
+          }
+        : e,
+    );
+    const again = await service.addRepository(
+      { folder: { name: 'big', entries: newer } },
+      defaultIndexSettings,
+      job(),
+    );
+    expect(again.error).toBeNull();
+    expect(again.document!.id).toBe(outcome.document!.id);
+    expect(again.report.files).toBe(count);
+    expect(again.report.reuse).toMatchObject({ filesParsed: 1, filesReused: count - 1 });
   });
 });

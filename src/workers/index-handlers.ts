@@ -964,7 +964,7 @@ export function createIndexHandlers(deps: IndexDependencies) {
       if (req.previousFrom && deps.library) {
         const { dbName, docId, embedderId } = req.previousFrom;
         const previous = await previousIndex(await deps.library(dbName), docId, embedderId);
-        request = { ...req, ...(previous ? { previous } : {}) };
+        if (previous) request = { ...request, previous };
       }
       const r = await indexRepository(deps, parser, request, keep(ctx));
       if (!r.ok) return r;
@@ -1001,11 +1001,11 @@ export function createIndexHandlers(deps: IndexDependencies) {
       return null;
     },
     stageFolder: (req: { staged?: number; entries: FolderEntry[] }) => {
-      const key = req.staged ?? nextStaged++;
-      const list = staged.get(key) ?? [];
-      if (req.staged !== undefined && !staged.has(key)) {
+      if (req.staged !== undefined && !staged.has(req.staged)) {
         throw new Error('The folder handed to the indexer is gone; add it again.');
       }
+      const key = req.staged ?? nextStaged++;
+      const list = staged.get(key) ?? [];
       for (const e of req.entries) list.push(e);
       staged.set(key, list);
       return { staged: key, count: list.length };
