@@ -301,7 +301,11 @@ export class LibraryService {
       });
     if (!r.ok) return { document: null, report: r.report, error: r.error.message, timings: null };
     const doc = r.document;
-    let report = r.report;
+    // Another repository that shares only the name is added beside it. What was reused is still
+    // right (reuse goes by content), but the report must not say "updated".
+    const replaces =
+      earlier && sameRepository(repositoryFiles(earlier), doc.files) ? earlier : null;
+    const report = replaces ? r.report : { ...r.report, reuse: undefined };
     const saved = await this.storeHeld(
       r.held,
       async () => {
@@ -310,11 +314,6 @@ export class LibraryService {
         );
         if (existing) return null;
         this.stats.embeddedFragments += r.report.reuse?.windowsEmbedded ?? r.fragmentCount;
-        // Another repository that shares only the name is added beside it. What was reused is
-        // still right (reuse goes by content), but the report must not say "updated".
-        const replaces =
-          earlier && sameRepository(repositoryFiles(earlier), doc.files) ? earlier : null;
-        if (!replaces) report = { ...r.report, reuse: undefined };
         // Same id: the store replaces the earlier version's whole index in one transaction.
         return {
           document: {
