@@ -53,23 +53,34 @@ describe('HeldIndexes', () => {
   });
 });
 
+/** Store a held index under the store's sample record of `id`. */
+const store = (
+  holding: HeldIndexes,
+  held: number,
+  id: string,
+  count: number,
+  signal?: AbortSignal,
+) => {
+  const sample = sampleDocument(id, { count });
+  return storeHeld(
+    holding,
+    async () => library,
+    {
+      held,
+      dbName: 'held',
+      document: sample.document,
+      semanticParams: sample.relations![0].params,
+    },
+    ctx(signal),
+  );
+};
+
 describe('storeHeld', () => {
   it('stores the held index in the library under the record the page settled, and releases it', async () => {
     const holding = new HeldIndexes();
     const parts = heldOf('x', 7);
     const held = holding.hold(parts);
-    const sample = sampleDocument('x', { count: 7 });
-    const saved = await storeHeld(
-      holding,
-      async () => library,
-      {
-        held,
-        dbName: 'held',
-        document: sample.document,
-        semanticParams: sample.relations![0].params,
-      },
-      ctx(),
-    );
+    const saved = await store(holding, held, 'x', 7);
     expect(saved.fragmentCount).toBe(7);
     expect(holding.size).toBe(0);
     const index = (await library.loadDocumentIndex('x', parts.embedderId))!;
@@ -83,18 +94,7 @@ describe('storeHeld', () => {
     const holding = new HeldIndexes();
     const held = holding.hold(heldOf('y'));
     const controller = new AbortController();
-    const sample = sampleDocument('y', { count: 6 });
-    const storing = storeHeld(
-      holding,
-      async () => library,
-      {
-        held,
-        dbName: 'held',
-        document: sample.document,
-        semanticParams: sample.relations![0].params,
-      },
-      ctx(controller.signal),
-    );
+    const storing = store(holding, held, 'y', 6, controller.signal);
     controller.abort();
     await expect(storing).rejects.toMatchObject({ name: 'AbortError' });
     expect(holding.size).toBe(0);
