@@ -21,7 +21,7 @@ import { chromiumArgs } from '../playwright.config';
 import { sharedDatasetPath } from '../test/glove';
 import { startPreview } from './browser';
 import type { BenchSection } from './run';
-import { rendererRss } from './scale-repo';
+import { jobState, rendererRss } from './scale-repo';
 
 const DIST = process.env.SCALE_BOOK_DIST ?? 'dist';
 const PORT = Number(process.env.SCALE_BOOK_PORT ?? 4187);
@@ -118,15 +118,7 @@ export const scaleBookSection: BenchSection = {
       let lastLog = 0;
       for (;;) {
         const now = Date.now() - t0;
-        const state = await page.evaluate(() => {
-          const item = document.querySelector('[data-testid="library-item"]');
-          const job = document.querySelector('[data-testid="job"] [role="status"]');
-          return {
-            listed: item ? (item.textContent ?? '') : null,
-            job: job ? (job.textContent ?? '') : null,
-            jobs: document.querySelectorAll('[data-testid="job"]').length,
-          };
-        });
+        const state = await jobState(page);
         const current = rss();
         result.peakRssMB = Math.max(result.peakRssMB, current);
         if (state.job) {

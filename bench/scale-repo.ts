@@ -336,6 +336,24 @@ export function rendererRss(browserPid: number): number {
 }
 
 /**
+ * What the library panel shows, read in one step: the listed document's line, the running job's
+ * status and how many jobs there are, and any error notice. Shared with bench/scale-book.ts.
+ */
+export function jobState(page: Page) {
+  return page.evaluate(() => {
+    const item = document.querySelector('[data-testid="library-item"]');
+    const job = document.querySelector('[data-testid="job"] [role="status"]');
+    const err = document.querySelector('[role="alert"], .notice--error, [data-kind="error"]');
+    return {
+      listed: item ? (item.textContent ?? '') : null,
+      job: job ? (job.textContent ?? '') : null,
+      jobs: document.querySelectorAll('[data-testid="job"]').length,
+      error: err ? (err.textContent ?? '') : null,
+    };
+  });
+}
+
+/**
  * Helpers the bench installs in the page (page.evaluate): set an input as typing would, wait for
  * the code view's summary, ask a question and time it. Shared with bench/slider-probe.ts.
  */
@@ -552,17 +570,7 @@ async function runOnce(
     let lastLog = 0;
     for (;;) {
       const now = Date.now() - t0;
-      const state = await page.evaluate(() => {
-        const item = document.querySelector('[data-testid="library-item"]');
-        const job = document.querySelector('[data-testid="job"] [role="status"]');
-        const err = document.querySelector('[role="alert"], .notice--error, [data-kind="error"]');
-        return {
-          listed: item ? (item.textContent ?? '') : null,
-          job: job ? (job.textContent ?? '') : null,
-          jobs: document.querySelectorAll('[data-testid="job"]').length,
-          error: err ? (err.textContent ?? '') : null,
-        };
-      });
+      const state = await jobState(page);
       if (state.job) {
         const stage = state.job.replace(/\s[\d,]+\s\/\s[\d,]+$/, '').trim();
         result.lastStage = state.job;
