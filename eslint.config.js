@@ -3,6 +3,31 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 import reactHooks from 'eslint-plugin-react-hooks';
 
+/**
+ * The floors of the house (docs/architecture.md): src/core is pure; src/ingest, src/models and
+ * src/store stand on it; src/llm and src/workers above those; src/ui on top. An import may only
+ * go down a floor or stay on its own; tests included, so a test that needs an upper floor lives
+ * there. Import circles are found by scripts/import-cycles.mjs, also part of `npm run lint`.
+ */
+function onlyDownFrom(floor, above) {
+  return {
+    files: [`src/${floor}/**/*.{ts,tsx}`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: `^(\\.\\./)+(${above.join('|')})(/|$)`,
+              message: `src/${floor} may not import from src/{${above.join(',')}}: imports go down the floors (docs/architecture.md).`,
+            },
+          ],
+        },
+      ],
+    },
+  };
+}
+
 export default tseslint.config(
   { ignores: ['dist', 'dist-*', 'node_modules', 'public/models', 'bench/results', 'test-results'] },
   js.configs.recommended,
@@ -43,6 +68,12 @@ export default tseslint.config(
     ],
     languageOptions: { globals: { ...globals.node } },
   },
+  onlyDownFrom('core', ['ingest', 'models', 'store', 'llm', 'workers', 'ui']),
+  onlyDownFrom('ingest', ['llm', 'workers', 'ui']),
+  onlyDownFrom('models', ['llm', 'workers', 'ui']),
+  onlyDownFrom('store', ['llm', 'workers', 'ui']),
+  onlyDownFrom('llm', ['workers', 'ui']),
+  onlyDownFrom('workers', ['ui']),
   {
     rules: {
       '@typescript-eslint/no-unused-vars': [

@@ -4,6 +4,13 @@
  */
 
 /** How a text is split into fragments (DESIGN.md section 2, "Defaults by text type"). */
+/** Progress of a long task: `done` of `total` units of `stage`. `done` never decreases within a stage. */
+export interface Progress {
+  stage: string;
+  done: number;
+  total: number;
+}
+
 export type TextKind = 'prose' | 'code' | 'chat';
 
 /**

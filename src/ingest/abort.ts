@@ -3,7 +3,7 @@
  * synchronous work is cut into slices that give the event loop a turn: a click on "Cancel" can
  * only abort the signal between slices.
  */
-import { AbortError } from '../workers/protocol';
+import { AbortError } from '../core/abort';
 
 export function throwIfAborted(signal: AbortSignal | undefined): void {
   if (signal?.aborted) throw new AbortError();

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AbortError, isAbortError } from '../workers/protocol';
+import { AbortError, isAbortError } from '../core/abort';
 import * as publicApi from './index';
 import { formatOf, ingestFiles, MAX_FILE_BYTES } from './ingest';
 import { loadPdfjsNode } from './pdf-node';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { isAbortError } from '../workers/protocol';
+import { isAbortError } from '../core/abort';
 import { ingestFiles } from './ingest';
 import { pageText } from './pdf';
 import { loadPdfjsNode } from './pdf-node';

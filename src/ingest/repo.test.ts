@@ -1,6 +1,6 @@
 import { strToU8, zipSync, type Zippable } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { isAbortError } from '../workers/protocol';
+import { isAbortError } from '../core/abort';
 import {
   defaultRepoLimits,
   ingestRepositoryFolder,

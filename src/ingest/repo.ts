@@ -29,7 +29,7 @@
  * entry inflates past its declared size; inflation counts real output bytes (zip.ts), so
  * forged headers cannot get past the limits. A damaged archive is refused too, with a message.
  */
-import { AbortError } from '../workers/protocol';
+import { AbortError } from '../core/abort';
 import { createCheckpoint, throwIfAborted } from './abort';
 import { decodeText, isBlank, looksBinary, normalizeNewlines } from './decode';
 import { formatBytes, quoted } from './errors';
@@ -39,7 +39,7 @@ import { sha256Hex } from './sha256';
 import { BlobRanges, readZipDirectory, readZipEntry, ZipError, type ZipEntry } from './zip';
 import { layoutRepository } from '../core/code/layout';
 import { languageOfPath, type CodeLanguage } from '../core/code/syntax';
-import type { Progress } from '../workers/protocol';
+import type { Progress } from '../core/types';
 
 export interface RepoLimits {
   /** Largest source file kept, in bytes. */

@@ -1,6 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { isAbortError } from '../workers/protocol';
+import { isAbortError } from '../core/abort';
 import { ingestFiles } from './ingest';
 import { readBytesStreaming } from './stream-read';
 import type { IngestProgress } from './types';

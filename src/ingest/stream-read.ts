@@ -7,7 +7,7 @@
  * to join), progress is reported per chunk, and an abort cancels the stream itself: no more
  * bytes are read and the caller gets an AbortError at once.
  */
-import { AbortError } from '../workers/protocol';
+import { AbortError } from '../core/abort';
 
 /** Bytes read so far of the file's size. */
 export type ReadProgress = (bytesRead: number, bytesTotal: number) => void;

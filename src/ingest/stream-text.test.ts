@@ -12,7 +12,7 @@ import { sharedDatasetPath } from '../../test/glove';
 import { JA_BOOK, ZH_TEXT } from '../../test/scripts/samples';
 import { splitProse } from '../core/fragment';
 import { prng } from '../core/prng';
-import { isAbortError } from '../workers/protocol';
+import { isAbortError } from '../core/abort';
 import { decodeText, DETECT_SNIFF_BYTES, normalizeNewlines } from './decode';
 import { ingestFiles } from './ingest';
 import { NotText, readTextStreaming } from './stream-text';

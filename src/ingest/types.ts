@@ -3,7 +3,7 @@
  * file cannot be read, and the options of `ingestFiles`.
  */
 import type { ProseSpans } from '../core/fragment';
-import type { Progress } from '../workers/protocol';
+import type { Progress } from '../core/types';
 
 /** File formats read as prose. Code arrives via zip in a later issue; chat is made elsewhere. */
 export type IngestFormat = 'txt' | 'md' | 'html' | 'epub' | 'pdf';

@@ -10,7 +10,8 @@ import {
   type SifOptions,
   type StaticModel,
 } from '../core/embed/static';
-import { AbortError, type Progress } from '../workers/protocol';
+import { AbortError } from '../core/abort';
+import type { Progress } from '../core/types';
 import type { EmbedDtype } from './catalogue';
 import type { DeviceRequest } from './capabilities';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AbortError } from '../workers/protocol';
+import { AbortError } from '../core/abort';
 import { ModelLoadError, describeLoadError } from './load-errors';
 
 const ctx = { hubId: 'org/model', host: 'http://127.0.0.1:9/', device: 'wasm', dtype: 'q8' };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Progress } from '../workers/protocol';
+import type { Progress } from '../core/types';
 import { createDownloadProgress } from './load-progress';
 
 function run(events: unknown[]): Progress[] {

@@ -6,7 +6,7 @@
  * stage 'download', whose `done` never decreases and never exceeds `total`: a late-discovered
  * file may grow `total`, and a cache read that restarts a file's count never moves the bar back.
  */
-import type { Progress } from '../workers/protocol';
+import type { Progress } from '../core/types';
 
 /** The subset of transformers.js's `ProgressInfo` we read (utils/core.js in the library). */
 export type TransformersProgressInfo =

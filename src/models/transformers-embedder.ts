@@ -13,7 +13,8 @@
  * work on padding, and the rows come back in the caller's order.
  */
 import { pipeline, type FeatureExtractionPipeline, type Tensor } from '@huggingface/transformers';
-import { AbortError, type Progress } from '../workers/protocol';
+import { AbortError } from '../core/abort';
+import type { Progress } from '../core/types';
 import {
   probeCapabilities,
   resolveDevice,

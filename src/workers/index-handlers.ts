@@ -72,7 +72,13 @@ import {
   type ReindexCounts,
 } from '../ingest/reindex';
 import type { HandlerContext } from './host';
-import { HeldIndexes, previousIndex, storeHeld, type StoreHeldRequest } from './index-store';
+import {
+  HeldIndexes,
+  previousIndex,
+  storeHeld,
+  type IndexedFragments,
+  type StoreHeldRequest,
+} from './index-store';
 import type { DocumentRecord, Library } from '../store';
 import { shareArrays, splitRanges, type WorkerPool } from './pool';
 import type { PoolApi } from './pool-handlers';
@@ -140,12 +146,7 @@ export interface IndexRequest {
 /** The document as read from its file; absent when the text came from the store. */
 export type ReadDocument = IngestedDocument;
 
-export interface IndexedFragments {
-  starts: Uint32Array;
-  ends: Uint32Array;
-  words: Uint32Array;
-  labels: string[];
-}
+export type { IndexedFragments } from './index-store';
 
 export interface EmbedResult {
   vectors: VectorSet;
@@ -339,9 +340,12 @@ export interface IndexApi {
   };
 }
 
-/** An unreadable file: the message names it and says what to do. */
-export class IngestFailure extends Error {
-  override name = 'IngestError';
+/**
+ * An unreadable file, thrown to the page: the message names it and says what to do. (Inside
+ * ingestion the same failure is an `IngestFailure` value, src/ingest/errors.ts.)
+ */
+export class UnreadableFileError extends Error {
+  override name = 'UnreadableFileError';
 }
 
 async function read(
@@ -370,7 +374,7 @@ async function read(
       );
     },
   });
-  if (errors.length) throw new IngestFailure(errors[0].message);
+  if (errors.length) throw new UnreadableFileError(errors[0].message);
   // The fragments go back as columns, not with the document (which is stored).
   const { fragments, ...document } = documents[0];
   return { text: document.text, sections: document.sections, document, fragments };

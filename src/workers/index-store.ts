@@ -19,7 +19,14 @@ import type { CsrMatrix, VectorSet } from '../core/types';
 import type { FileParse, PreviousRepositoryIndex } from '../ingest/reindex';
 import type { DocumentRecord, Library, NewDocument, RelationParams } from '../store';
 import type { HandlerContext } from './host';
-import type { IndexedFragments } from './index-handlers';
+
+/** A document's fragments as spans of its text, with their word counts and labels. */
+export interface IndexedFragments {
+  starts: Uint32Array;
+  ends: Uint32Array;
+  words: Uint32Array;
+  labels: string[];
+}
 
 /** What the worker keeps of one index between computing it and storing it. */
 export interface HeldParts {

@@ -7,12 +7,11 @@
  * transferred buffers: the sender lists them in `transfer` and must not touch them again.
  */
 
-/** Progress of a long task: `done` of `total` units of `stage`. `done` never decreases within a stage. */
-export interface Progress {
-  stage: string;
-  done: number;
-  total: number;
-}
+import type { Progress } from '../core/types';
+
+// The shared words live on the ground floor (src/core); the workers' callers import them here too.
+export { AbortError, isAbortError } from '../core/abort';
+export type { Progress };
 
 export interface SerializedError {
   name: string;
@@ -26,18 +25,6 @@ export type WorkerResponse =
   | { type: 'progress'; id: number; progress: Progress }
   | { type: 'result'; id: number; result: unknown }
   | { type: 'error'; id: number; error: SerializedError };
-
-/** Raised in a worker when the UI cancels a request; crosses as name 'AbortError'. */
-export class AbortError extends Error {
-  override name = 'AbortError';
-  constructor(message = 'The operation was cancelled.') {
-    super(message);
-  }
-}
-
-export function isAbortError(error: unknown): boolean {
-  return error instanceof Error && error.name === 'AbortError';
-}
 
 export function serializeError(error: unknown): SerializedError {
   if (error instanceof Error) return { name: error.name, message: error.message };

@@ -18,7 +18,7 @@
  * Results come per (configuration, question), so a caller can store each as it comes and skip
  * those already stored when a run resumes.
  */
-import { CoreAbortError, type AbortSignalLike } from '../abort';
+import { AbortError, type AbortSignalLike } from '../abort';
 import { estimateTokens } from '../chat/tokens';
 import { countWords, splitProse } from '../fragment';
 import { fragRelScores, selectByBudget } from '../fragrel';
@@ -233,7 +233,7 @@ export async function runGrid(
     for (const docItems of byDocument.values()) {
       let ix: Indexed | null = null;
       for (const item of docItems) {
-        if (signal?.aborted) throw new CoreAbortError();
+        if (signal?.aborted) throw new AbortError('Stopped.');
         const todo = configs.filter((x) => !isDone(x.key, item.id));
         done += configs.length - todo.length;
         if (todo.length === 0) {

@@ -7,7 +7,7 @@
  * returns the trace so far with the error as a value. The other calls in flight are stopped
  * through the run's own signal, so nothing keeps running after the run has ended.
  */
-import { CoreAbortError, type AbortSignalLike } from '../abort';
+import { AbortError, type AbortSignalLike } from '../abort';
 import type { PromptMessage } from '../prompt';
 import { createLimiter, linkedSignal, type Limiter } from './limit';
 import type {
@@ -349,7 +349,7 @@ export async function runTraced(
     const error: ChatError =
       e instanceof PipelineHalt
         ? e.error
-        : e instanceof CoreAbortError
+        : e instanceof AbortError
           ? STOPPED
           : { code: 'engine', message: 'The pipeline failed.', detail: (e as Error).message };
     const stopped = error.code === 'aborted';

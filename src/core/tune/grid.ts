@@ -15,7 +15,7 @@
  * against the current and against plain (eval/bootstrap.ts), and the share of bootstrap
  * resamples of the questions in which the chosen configuration is (one of) the best.
  */
-import { CoreAbortError, type AbortSignalLike } from '../abort';
+import { AbortError, type AbortSignalLike } from '../abort';
 import { pairedBootstrap, type PairedDelta } from '../eval/bootstrap';
 import { environmentScores, relationAwareScores, selectByBudget } from '../fragrel';
 import { prng } from '../prng';
@@ -193,7 +193,7 @@ export async function scoreConfigs(
   const selected = new Uint8Array(run.size);
   const final = new Float64Array(run.size);
   for (let qi = 0; qi < questions.length; qi++) {
-    if (options.signal?.aborted) throw new CoreAbortError('Tuning cancelled.');
+    if (options.signal?.aborted) throw new AbortError('Tuning cancelled.');
     const q = questions[qi];
     if (q.independent.length !== run.size) {
       throw new Error(

@@ -7,13 +7,18 @@ import { STATIC_EMBEDDER_ID, type StaticModel } from '../core/embed/static';
 import { staticEmbedder } from '../models/embedder';
 import { nodeGrammarSource } from '../models/tree-sitter-node';
 import { openLibrary, type Library } from '../store';
-import { LibraryService, defaultIndexSettings } from '../ui/library-service';
+import { LibraryService, defaultIndexSettings } from './library-service';
 import { createIndexHandlers, type IndexApi } from '../workers/index-handlers';
 import { InProcessClient } from '../workers/in-process';
-import type { Progress } from '../workers/protocol';
+import type { Progress } from '../core/types';
 import { loadGloveFromDisk } from '../../test/glove';
-import { ingestFiles } from './ingest';
-import { assembleVectors, parseChangedFiles, reusableRows, sameRepository } from './reindex';
+import { ingestFiles } from '../ingest/ingest';
+import {
+  assembleVectors,
+  parseChangedFiles,
+  reusableRows,
+  sameRepository,
+} from '../ingest/reindex';
 
 /**
  * Incremental re-index on a real repository (picomatch's sources from node_modules), copied and

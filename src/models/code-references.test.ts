@@ -6,22 +6,22 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CodeParser, parseRepository } from '../../models/code-syntax';
-import { nodeGrammarSource } from '../../models/tree-sitter-node';
-import { fragRelScores } from '../fragrel';
-import { pprGraph, pprRelation } from '../relations/ppr';
-import { buildRun, runRelations, type RunDocumentIndex } from '../run';
-import { buildCodeGraph } from './graph';
-import { identifierStats, weightByIdentifiers } from './identifier-weights';
-import { fileText, layoutRepository, repositoryWindows } from './layout';
+import { CodeParser, parseRepository } from './code-syntax';
+import { nodeGrammarSource } from './tree-sitter-node';
+import { fragRelScores } from '../core/fragrel';
+import { pprGraph, pprRelation } from '../core/relations/ppr';
+import { buildRun, runRelations, type RunDocumentIndex } from '../core/run';
+import { buildCodeGraph } from '../core/code/graph';
+import { identifierStats, weightByIdentifiers } from '../core/code/identifier-weights';
+import { fileText, layoutRepository, repositoryWindows } from '../core/code/layout';
 import {
   weightByReferences,
   windowIdentifierInputs,
   windowLineRanges,
   windowReferenceCounts,
-} from './references';
-import type { CsrMatrix } from '../types';
-import { laidOutRepository, sourceFiles } from '../../../test/code-repository';
+} from '../core/code/references';
+import type { CsrMatrix } from '../core/types';
+import { laidOutRepository, sourceFiles } from '../../test/code-repository';
 
 const filler = (n: number, word: string) => Array.from({ length: n }, () => `# ${word}`);
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { storyQaPrompt } from '../../prompt';
-import { fitPromptToEngine } from '../../../llm/fit';
-import { pipelineLlm } from '../../../llm/pipeline-llm';
-import type { GenerateOutcome, GenerateRequest, LlmEngine } from '../../../llm/types';
-import { selectedFragments } from '../../../ui/answer/fragments';
-import { pipelineLibraryOf } from '../../../ui/pipelines/library';
-import type { RetrievalResult } from '../../../workers/retrieval-types';
-import { fakeLlm, testSignal } from '../testing';
-import { fragrelPipeline } from './index';
+import { storyQaPrompt } from '../../core/prompt';
+import { fitPromptToEngine } from '../../llm/fit';
+import { pipelineLlm } from '../../llm/pipeline-llm';
+import type { GenerateOutcome, GenerateRequest, LlmEngine } from '../../llm/types';
+import { selectedFragments } from '../answer/fragments';
+import { pipelineLibraryOf } from './library';
+import type { RetrievalResult } from '../../workers/retrieval-types';
+import { fakeLlm, testSignal } from '../../core/pipelines/testing';
+import { fragrelPipeline } from '../../core/pipelines/fragrel/index';
 
 const BOOK = [
   'Alice sat by her sister on the bank.',
