@@ -6,13 +6,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parentPort } from 'node:worker_threads';
 import { nodeGrammarSource } from '../src/models/tree-sitter-node';
-import { serveWorker, type Handler } from '../src/workers/host';
-import { createPoolHandlers } from '../src/workers/pool-handlers';
+import { serveWorker } from '../src/workers/host';
+import { createPoolHandlers, type PoolApi } from '../src/workers/pool-handlers';
 import type { WorkerRequest, WorkerResponse } from '../src/workers/protocol';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const port = parentPort!;
-serveWorker(
+serveWorker<PoolApi>(
   {
     addEventListener: (_type, listener) =>
       port.on('message', (data: WorkerRequest) =>
@@ -21,8 +21,5 @@ serveWorker(
     postMessage: (message: WorkerResponse, transfer?: Transferable[]) =>
       port.postMessage(message, transfer as never),
   },
-  createPoolHandlers(nodeGrammarSource(path.resolve(here, '../node_modules'))) as unknown as Record<
-    string,
-    Handler
-  >,
+  createPoolHandlers(nodeGrammarSource(path.resolve(here, '../node_modules'))),
 );

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { WorkerClient } from './client';
+import { WorkerClient, type Caller } from './client';
+import type { Handlers } from './host';
+import type { IndexApi } from './index-handlers';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 
 /** A Worker stand-in: records what is posted, and lets the test fire the worker's events. */
@@ -54,5 +56,30 @@ describe('WorkerClient: a failing worker never leaves a call waiting', () => {
     const call = client.call('work', 1);
     worker.answer({ type: 'error', id: 1, error: { name: 'DataCloneError', message: 'too big' } });
     await expect(call).rejects.toMatchObject({ name: 'DataCloneError', message: 'too big' });
+  });
+});
+
+describe('the typed bridge refuses what the worker does not answer', () => {
+  it('type-checks a real call and rejects a misspelt kind or a wrong payload (tsc checks this file)', () => {
+    const calls: unknown[] = [];
+    const index: Caller<IndexApi> = {
+      call: (kind, payload) => {
+        calls.push([kind, payload]);
+        return Promise.resolve(undefined as never);
+      },
+    };
+    void index.call('dropHeld', { held: 1 });
+    // @ts-expect-error: no kind 'indxHeld' (a typo of 'indexHeld')
+    void index.call('indxHeld', { nonsense: 1 });
+    // @ts-expect-error: 'dropHeld' takes { held }, not a number
+    void index.call('dropHeld', 3);
+    const handlers: Handlers<Api> = { work: (n) => n + 1 };
+    // @ts-expect-error: a handler that answers a string where the API says number
+    const wrong: Handlers<Api> = { work: (n) => `${n}` };
+    expect([handlers.work(1, undefined as never), typeof wrong, calls.length]).toEqual([
+      2,
+      'object',
+      3,
+    ]);
   });
 });

@@ -5,6 +5,7 @@ import {
   AbortError,
   deserializeError,
   type Progress,
+  type WorkerApi,
   type WorkerRequest,
   type WorkerResponse,
 } from './protocol';
@@ -22,7 +23,7 @@ export interface CallOptions {
 }
 
 /** What callers of a worker need: a Worker behind WorkerClient, or handlers run in-process. */
-export interface Caller<Api extends Record<string, { payload: unknown; result: unknown }>> {
+export interface Caller<Api extends WorkerApi<Api>> {
   call<K extends keyof Api & string>(
     kind: K,
     payload: Api[K]['payload'],
@@ -34,9 +35,7 @@ export interface Caller<Api extends Record<string, { payload: unknown; result: u
  * Wraps one Worker. Calls are matched to answers by id; cancelling a call sends a `cancel`
  * message (the worker stops at its next check) and rejects at once with an AbortError.
  */
-export class WorkerClient<
-  Api extends Record<string, { payload: unknown; result: unknown }>,
-> implements Caller<Api> {
+export class WorkerClient<Api extends WorkerApi<Api>> implements Caller<Api> {
   private readonly pending = new Map<number, Pending>();
   private nextId = 1;
 

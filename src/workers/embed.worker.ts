@@ -65,7 +65,6 @@ export interface EmbedResult extends VectorSet {
 }
 
 export interface EmbedApi {
-  [kind: string]: { payload: unknown; result: unknown };
   probe: { payload: null; result: Capabilities };
   load: { payload: EmbedLoadRequest; result: EmbedLoadResult };
   embed: { payload: { texts: string[]; kind: EmbedKind; batchSize?: number }; result: EmbedResult };
@@ -74,7 +73,7 @@ export interface EmbedApi {
 
 let current: TransformersEmbedder | null = null;
 
-serveWorker(self as unknown as Parameters<typeof serveWorker>[0], {
+serveWorker<EmbedApi>(self as unknown as Parameters<typeof serveWorker>[0], {
   probe: () => probeCapabilities(),
 
   load: async (request: EmbedLoadRequest, { signal, progress }) => {

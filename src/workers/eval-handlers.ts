@@ -27,7 +27,6 @@ export interface EvalRunSettings {
 }
 
 export interface EvalApi {
-  [kind: string]: { payload: unknown; result: unknown };
   runGrid: {
     payload: { runId: string };
     result: { computed: number; skipped: number; total: number };

@@ -7,15 +7,15 @@
 import { loadEmbedder } from '../models/embedder';
 import { openLibraryDb } from '../store/db';
 import { LIBRARY_DB_NAME } from '../store/schema';
-import { createEvalHandlers } from './eval-handlers';
-import { serveWorker, type Handler } from './host';
+import { createEvalHandlers, type EvalApi } from './eval-handlers';
+import { serveWorker } from './host';
 
 export type { EvalApi } from './eval-handlers';
 
-serveWorker(
+serveWorker<EvalApi>(
   self as unknown as Parameters<typeof serveWorker>[0],
   createEvalHandlers({
     openDb: () => openLibraryDb(LIBRARY_DB_NAME),
     loadEmbedder,
-  }) as unknown as Record<string, Handler>,
+  }),
 );

@@ -6,11 +6,10 @@
  * The second worker starts on the first explanation; `forget` goes to both.
  */
 import type { Caller, CallOptions } from './client';
+import type { WorkerApi } from './protocol';
 import type { RetrievalApi } from './retrieval.worker';
 
-export interface Terminable<
-  Api extends Record<string, { payload: unknown; result: unknown }>,
-> extends Caller<Api> {
+export interface Terminable<Api extends WorkerApi<Api>> extends Caller<Api> {
   terminate(): void;
 }
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { PROGRESS_INTERVAL_MS, serveWorker, throttledProgress, type Handler } from './host';
+import { PROGRESS_INTERVAL_MS, serveWorker, throttledProgress } from './host';
 import type { Progress, WorkerRequest, WorkerResponse } from './protocol';
 
 afterEach(() => vi.useRealTimers());
@@ -54,7 +54,7 @@ describe('serveWorker', () => {
     const sent: WorkerResponse[] = [];
     let answered: () => void = () => {};
     const done = new Promise<void>((r) => (answered = r));
-    serveWorker(
+    serveWorker<{ count: { payload: number; result: number } }>(
       {
         addEventListener: (_type, l) => (listener = l),
         postMessage: (m) => {
@@ -63,10 +63,10 @@ describe('serveWorker', () => {
         },
       },
       {
-        count: ((n: number, ctx) => {
+        count: (n, ctx) => {
           for (let i = 0; i <= n; i++) ctx.progress({ stage: 'read', done: i, total: n });
           return n * 2;
-        }) as Handler,
+        },
       },
     );
     listener!(

@@ -2,7 +2,13 @@
  * @file The worker side of the protocol: register handlers by kind; each gets its payload, an
  * AbortSignal that fires when the UI cancels, and a progress reporter.
  */
-import { serializeError, type Progress, type WorkerRequest, type WorkerResponse } from './protocol';
+import {
+  serializeError,
+  type Progress,
+  type WorkerApi,
+  type WorkerRequest,
+  type WorkerResponse,
+} from './protocol';
 
 export interface HandlerContext {
   signal: AbortSignal;
@@ -11,14 +17,28 @@ export interface HandlerContext {
   transfer: (buffers: Transferable[]) => void;
 }
 
+/** Any one handler, as the message loop sees it (`never`: it accepts whatever payload it declares). */
 export type Handler = (payload: never, ctx: HandlerContext) => unknown | Promise<unknown>;
+
+/** A worker's handlers, one per kind of its API, each typed by its endpoint. */
+export type Handlers<Api extends WorkerApi<Api>> = {
+  [K in keyof Api]: (
+    payload: Api[K]['payload'],
+    ctx: HandlerContext,
+  ) => Api[K]['result'] | Promise<Api[K]['result']>;
+};
 
 interface WorkerScope {
   addEventListener(type: 'message', listener: (event: MessageEvent<WorkerRequest>) => void): void;
   postMessage(message: WorkerResponse, transfer?: Transferable[]): void;
 }
 
-export function serveWorker(scope: WorkerScope, handlers: Record<string, Handler>): void {
+export function serveWorker<Api extends WorkerApi<Api>>(
+  scope: WorkerScope,
+  typedHandlers: Handlers<Api>,
+): void {
+  // Kinds arrive as strings; the unknown kind is answered below.
+  const handlers = typedHandlers as unknown as Record<string, Handler | undefined>;
   const running = new Map<number, AbortController>();
   scope.addEventListener('message', async (event) => {
     const message = event.data;

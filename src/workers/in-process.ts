@@ -3,19 +3,18 @@
  * worker: for tests in Node, and as a fallback where workers are unavailable.
  */
 import type { Caller, CallOptions } from './client';
-import type { HandlerContext } from './host';
-import { AbortError } from './protocol';
+import type { Handler, Handlers } from './host';
+import { AbortError, type WorkerApi } from './protocol';
 
-/** Handlers by kind; `never` accepts any payload type, as in host.ts's `Handler`. */
-type Handlers = Record<string, (payload: never, ctx: HandlerContext) => unknown>;
-
-export class InProcessClient<
-  Api extends Record<string, { payload: unknown; result: unknown }>,
-> implements Caller<Api> {
+export class InProcessClient<Api extends WorkerApi<Api>> implements Caller<Api> {
   /** How many times each kind was called: tests assert which work ran. */
   readonly calls: Record<string, number> = {};
 
-  constructor(private readonly handlers: Handlers) {}
+  private readonly handlers: Record<string, Handler | undefined>;
+
+  constructor(handlers: Handlers<Api>) {
+    this.handlers = handlers as unknown as Record<string, Handler | undefined>;
+  }
 
   async call<K extends keyof Api & string>(
     kind: K,

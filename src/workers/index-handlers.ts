@@ -309,7 +309,6 @@ export type HeldRepositoryResult =
     };
 
 export interface IndexApi {
-  [kind: string]: { payload: unknown; result: unknown };
   index: { payload: IndexRequest; result: IndexResult };
   /** `index`, keeping the index in the worker for `storeHeld` (the page gets no arrays). */
   indexHeld: { payload: IndexRequest; result: HeldIndexResult };

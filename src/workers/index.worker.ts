@@ -10,8 +10,8 @@
 import { ingestFiles } from '../ingest';
 import { loadEmbedder } from '../models/embedder';
 import { browserGrammarSource } from '../models/tree-sitter-browser';
-import { serveWorker, type Handler } from './host';
-import { createIndexHandlers } from './index-handlers';
+import { serveWorker } from './host';
+import { createIndexHandlers, type IndexApi } from './index-handlers';
 import { WorkerClient } from './client';
 import { WorkerPool } from './pool';
 import type { PoolApi } from './pool-handlers';
@@ -28,7 +28,7 @@ const pool = new WorkerPool<PoolApi>(
     ),
 );
 
-serveWorker(
+serveWorker<IndexApi>(
   self as unknown as Parameters<typeof serveWorker>[0],
   createIndexHandlers({
     ingest: ingestFiles,
@@ -38,5 +38,5 @@ serveWorker(
     semanticPool: () => (typeof Worker === 'undefined' ? null : semanticSharesOn(pool)),
     pool,
     library: libraryOpener((name) => openLibrary(name)),
-  }) as unknown as Record<string, Handler>,
+  }),
 );

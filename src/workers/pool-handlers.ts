@@ -32,7 +32,6 @@ export interface CodeRowsRequest {
 }
 
 export interface PoolApi {
-  [kind: string]: { payload: unknown; result: unknown };
   parse: { payload: ParseShareRequest; result: RepositorySyntax };
   codeRows: { payload: CodeRowsRequest; result: RowBlock };
   share: { payload: SemanticWorkerTask; result: SemanticWorkerResult };

@@ -64,10 +64,9 @@ function expectSameMatrix(a: CsrMatrix, b: CsrMatrix) {
   expect(Array.from(a.weight)).toEqual(Array.from(b.weight));
 }
 
-type TestApi = {
-  [kind: string]: { payload: unknown; result: unknown };
+interface TestApi {
   echo: { payload: number; result: number };
-};
+}
 
 describe('WorkerPool', () => {
   it('sizes itself to the cores, at least one', () => {

@@ -22,12 +22,10 @@
  * single-worker one.
  */
 import type { Caller, CallOptions } from './client';
-import { AbortError, isAbortError, type Progress } from './protocol';
-
-type Api = Record<string, { payload: unknown; result: unknown }>;
+import { AbortError, isAbortError, type Progress, type WorkerApi } from './protocol';
 
 /** One member: a Caller that can be stopped (a Worker is terminated; in-process: nothing to do). */
-export interface PoolMember<A extends Api> extends Caller<A> {
+export interface PoolMember<A extends WorkerApi<A>> extends Caller<A> {
   terminate?: () => void;
 }
 
@@ -46,7 +44,7 @@ export interface MapOptions<P> {
   units?: (payload: P, index: number) => number;
 }
 
-export class WorkerPool<A extends Api> {
+export class WorkerPool<A extends WorkerApi<A>> {
   private readonly members: (PoolMember<A> | null)[];
   /** Slots no call is using, and the calls waiting for one (first come, first served). */
   private readonly free: number[];

@@ -4,10 +4,10 @@
  * and builds ranges of the code relation's rows (pool-handlers.ts). Started by the index worker.
  */
 import { browserGrammarSource } from '../models/tree-sitter-browser';
-import { serveWorker, type Handler } from './host';
-import { createPoolHandlers } from './pool-handlers';
+import { serveWorker } from './host';
+import { createPoolHandlers, type PoolApi } from './pool-handlers';
 
-serveWorker(
+serveWorker<PoolApi>(
   self as unknown as Parameters<typeof serveWorker>[0],
-  createPoolHandlers(browserGrammarSource) as unknown as Record<string, Handler>,
+  createPoolHandlers(browserGrammarSource),
 );

@@ -13,6 +13,18 @@ import type { Progress } from '../core/types';
 export { AbortError, isAbortError } from '../core/abort';
 export type { Progress };
 
+/** One call a worker answers: what goes in and what comes back. */
+export interface Endpoint {
+  payload: unknown;
+  result: unknown;
+}
+
+/**
+ * A worker's API: an interface with one endpoint per kind. It carries no index signature, so a
+ * misspelt kind or a wrong payload does not type-check (client.test.ts proves it).
+ */
+export type WorkerApi<Api> = { [K in keyof Api]: Endpoint };
+
 export interface SerializedError {
   name: string;
   message: string;

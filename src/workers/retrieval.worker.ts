@@ -103,7 +103,6 @@ export interface ExplainWindowResult {
 }
 
 export interface RetrievalApi {
-  [kind: string]: { payload: unknown; result: unknown };
   ping: { payload: null; result: { pong: true; crossOriginIsolated: boolean } };
   query: { payload: QueryRequest; result: RetrievalResult };
   /** Read and build what a first question over these documents needs (PrepareRequest). */
@@ -415,20 +414,17 @@ async function explainWindow(
   };
 }
 
-serveWorker(self as unknown as Parameters<typeof serveWorker>[0], {
+serveWorker<RetrievalApi>(self as unknown as Parameters<typeof serveWorker>[0], {
   ping: () => ({ pong: true, crossOriginIsolated: self.crossOriginIsolated }),
-  query: query as (payload: never, ctx: HandlerContext) => Promise<RetrievalResult>,
-  prepare: prepare as (payload: never) => Promise<PrepareResult>,
-  explainWindow: explainWindow as (
-    payload: never,
-    ctx: HandlerContext,
-  ) => Promise<ExplainWindowResult>,
-  tune: (async (req: TuneRequest, ctx: HandlerContext) =>
+  query,
+  prepare,
+  explainWindow,
+  tune: async (req: TuneRequest, ctx: HandlerContext) =>
     tuneDocument(
       req,
       (await getRun({ docIds: [req.docId], embedder: req.embedder, semanticK: req.semanticK })).run,
       ctx,
-    )) as (payload: never, ctx: HandlerContext) => Promise<TuneResult>,
+    ),
   forget: ({ docIds }: { docIds?: string[] }) => {
     if (!docIds) {
       docs.clear();

@@ -20,6 +20,7 @@ import {
   type SemanticWorkerTask,
 } from '../core/relations/semantic-parallel';
 import type { HandlerContext } from './host';
+import type { WorkerApi } from './protocol';
 import type { WorkerPool } from './pool';
 
 /** Progress of a share as the protocol carries it: `done` of this many units. */
@@ -64,12 +65,11 @@ export function createShareHandler(): (
 
 /** The API a pool must serve for the semantic shares. */
 export interface ShareApi {
-  [kind: string]: { payload: unknown; result: unknown };
   share: { payload: SemanticWorkerTask; result: SemanticWorkerResult };
 }
 
 /** The semantic relation's shares on `pool`, at most `max` at once. */
-export function semanticSharesOn<A extends ShareApi>(
+export function semanticSharesOn<A extends ShareApi & WorkerApi<A>>(
   pool: WorkerPool<A>,
   max = MAX_SHARE_WORKERS,
 ): SemanticPool {
