@@ -28,6 +28,7 @@ import { contextRelation } from './relations/context';
 import { csrRelation } from './relations/csr';
 import { pprGraph, pprRelation } from './relations/ppr';
 import { sectionIds, sectionRelation } from './relations/section';
+import { RELATION_KINDS, type RelationKind } from './relations/kinds';
 import { fragmentPieces } from './fragment-tokens';
 import type { CsrMatrix, Explanation, Relation, ScoreSet, Selection, VectorSet } from './types';
 import { cosineScores } from './vectors';
@@ -56,7 +57,8 @@ export interface RunDocumentIndex {
 }
 
 export type ScoringMode = 'dense' | 'bm25' | 'hybrid';
-export type RunRelationKind = 'context' | 'semantic' | 'code' | 'ppr' | 'section';
+/** The relation kinds a run builds: the table in relations/kinds.ts. */
+export type RunRelationKind = RelationKind;
 
 export interface Run {
   documents: {
@@ -330,18 +332,22 @@ export function runRelations(
 function cachedRelation(run: Run, kind: RunRelationKind, wRel: number): Relation | null {
   run.relationCache ??= new Map();
   const hit = run.relationCache.get(kind);
-  // Only context and the multi-hop walk depend on w_rel.
-  if (hit && (hit.wRel === wRel || (kind !== 'context' && kind !== 'ppr'))) return hit.relation;
+  if (hit && (hit.wRel === wRel || !RELATION_KINDS[kind].usesWRel)) return hit.relation;
   const relation = buildRelation(run, kind, wRel);
   if (relation) run.relationCache.set(kind, { wRel, relation });
   return relation;
 }
 
-function buildRelation(run: Run, kind: RunRelationKind, wRel: number): Relation | null {
-  if (kind === 'context') return contextRelation(run.segments, wRel);
-  else if (kind === 'semantic' && run.semantic) return csrRelation('semantic', run.semantic);
-  else if (kind === 'code' && run.code) return csrRelation('code', run.code);
-  else if (kind === 'ppr') {
+/**
+ * How each kind of the table (relations/kinds.ts) is built for a run, given w_rel; null when the
+ * run lacks its data (no stored semantic or code rows). Typed by the table, so a kind without a
+ * builder does not compile.
+ */
+const relationBuilders: { [K in RelationKind]: (run: Run, wRel: number) => Relation | null } = {
+  context: (run, wRel) => contextRelation(run.segments, wRel),
+  semantic: (run) => (run.semantic ? csrRelation('semantic', run.semantic) : null),
+  code: (run) => (run.code ? csrRelation('code', run.code) : null),
+  ppr: (run, wRel) => {
     // The multi-hop relation (relations/ppr.ts) over the graph each kind of document was
     // measured best with: books over the context edges (radius 2, the run's w_rel;
     // bench/quality.ts), repositories over the code relation's edges alone ("ppr (code
@@ -353,12 +359,14 @@ function buildRelation(run: Run, kind: RunRelationKind, wRel: number): Relation 
     );
     const graph = pprGraph(run.segments, code ? [code] : [], { radius: 2, wRel, contextIn });
     return pprRelation(graph, { wRel });
-  } else if (kind === 'section') {
-    // Fragments under the same heading or chapter (their labels, core/sections.ts) are
-    // related with equal weights (relations/section.ts; uniform measured in bench/quality.ts).
-    return sectionRelation(sectionIds(run.segments, run.labels));
-  }
-  return null;
+  },
+  // Fragments under the same heading or chapter (their labels, core/sections.ts) are related
+  // with equal weights (relations/section.ts; uniform measured in bench/quality.ts).
+  section: (run) => sectionRelation(sectionIds(run.segments, run.labels)),
+};
+
+function buildRelation(run: Run, kind: RunRelationKind, wRel: number): Relation | null {
+  return relationBuilders[kind]?.(run, wRel) ?? null;
 }
 
 /** The fragments of the run not in `exclude`, ascending (all of them when nothing is excluded). */

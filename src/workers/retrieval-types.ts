@@ -6,7 +6,9 @@ import { defaultCodeRelationOptions, type CodeRelationOptions } from '../core/co
 import type { Explanation } from '../core/types';
 
 export type ScoringMode = 'dense' | 'bm25' | 'hybrid';
-export type RelationKind = 'context' | 'semantic' | 'code' | 'ppr' | 'section';
+import type { RelationKind } from '../core/relations/kinds';
+
+export type { RelationKind };
 
 /**
  * The parameters a repository's code relation (Eq. 8) is stored under: the same repository

@@ -24,6 +24,7 @@ import { countWords, splitProse } from '../fragment';
 import { fragRelScores, selectByBudget } from '../fragrel';
 import { defaultFragRelOptions } from '../options';
 import { semanticNeighbours } from '../relations/semantic';
+import type { RelationKind } from '../relations/kinds';
 import { buildRun, runBm25, runIndependentScores, runRelations, type Run } from '../run';
 import { tokenize } from '../tokenize';
 import type { Relation, VectorSet } from '../types';
@@ -33,7 +34,7 @@ import { answerInContext, contentWords, goldRecall, type Span } from './retrieva
 
 export type GridScorer = 'bm25' | 'dense' | 'hybrid';
 /** Relation kinds of the grid (runRelations; 'ppr' is multi-hop PageRank over context edges). */
-export type GridRelation = 'context' | 'semantic' | 'ppr';
+export type GridRelation = Extract<RelationKind, 'context' | 'semantic' | 'ppr'>;
 
 export interface GridConfig {
   scorer: GridScorer;

@@ -7,10 +7,11 @@
  */
 import { defaultsByTextKind } from '../options';
 import type { TextKind } from '../types';
+import type { RelationKind } from '../relations/kinds';
 
 export type PresetId = 'measured' | 'paper';
 export type PresetScoring = 'dense' | 'bm25' | 'hybrid';
-export type PresetRelation = 'context' | 'semantic' | 'code' | 'ppr';
+export type PresetRelation = Exclude<RelationKind, 'section'>;
 /** Query terms used for BM25 and embedded for dense scores: all, or without function and question words (retrieval/query.ts). */
 export type QueryWords = 'all' | 'content';
 

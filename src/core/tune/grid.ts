@@ -19,6 +19,7 @@ import { AbortError, type AbortSignalLike } from '../abort';
 import { pairedBootstrap, type PairedDelta } from '../eval/bootstrap';
 import { environmentScores, relationAwareScores, selectByBudget } from '../fragrel';
 import { prng } from '../prng';
+import { usesWRel } from '../relations/kinds';
 import { runRelations, type Run, type RunRelationKind } from '../run';
 import type { Relation } from '../types';
 
@@ -119,10 +120,6 @@ const configKey = (c: TuneConfig) =>
   c.relations.length === 0 || c.alpha === 0
     ? 'plain'
     : `${[...c.relations].sort().join('+')}|${c.alpha}|${usesWRel(c.relations) ? c.wRel : '-'}`;
-
-/** w_rel shapes the context kernel and the multi-hop graph, not the semantic relation. */
-const usesWRel = (relations: readonly RunRelationKind[]) =>
-  relations.includes('context') || relations.includes('ppr');
 
 const sameConfig = (a: TuneConfig, b: TuneConfig) => configKey(a) === configKey(b);
 

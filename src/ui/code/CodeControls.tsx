@@ -1,29 +1,13 @@
+import { codeRelationKinds, RELATION_KINDS } from '../../core/relations/kinds';
 import type { RelationKind, ScoringMode } from '../../workers/retrieval-types';
 import type { CodeSettings } from './settings';
 import { RangeField } from '../components/RangeField';
 
-const RELATIONS: { kind: RelationKind; label: string; help: string }[] = [
-  {
-    kind: 'code',
-    label: 'code structure',
-    help: 'Eq. 8: windows joined by calls, definitions and the directory tree lend their relevance.',
-  },
-  {
-    kind: 'ppr',
-    label: 'multi-hop over code structure',
-    help: 'Personalised PageRank: relevance starts at the 5 best windows and flows along the code-structure edges (Eq. 8), so a definition two calls away still gains. Measured best on RepoEval.',
-  },
-  {
-    kind: 'context',
-    label: 'context',
-    help: 'Eq. 7: neighbouring windows lend their relevance (w_rel to the distance).',
-  },
-  {
-    kind: 'semantic',
-    label: 'semantic',
-    help: 'Eq. 6: the most similar windows by embedding lend their relevance.',
-  },
-];
+const RELATIONS = codeRelationKinds.map((kind) => ({
+  kind,
+  label: RELATION_KINDS[kind].codeLabel,
+  help: RELATION_KINDS[kind].codeHelp,
+}));
 
 /** The knobs of a code run; each change re-ranks at once (nothing is re-indexed). */
 export function CodeControls({

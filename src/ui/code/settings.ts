@@ -5,6 +5,7 @@
  * one click away), alpha 0.5,
  * the top 10 windows. Kept apart from the book settings, under their own key in the library.
  */
+import { codeRelationKinds } from '../../core/relations/kinds';
 import { defaultsByTextKind } from '../../core/options';
 import type { RelationKind, RetrievalSettings, ScoringMode } from '../../workers/retrieval-types';
 
@@ -38,13 +39,12 @@ export function normalizeCodeSettings(stored: unknown): CodeSettings {
   const d = defaultCodeSettings;
   const num = (v: unknown, lo: number, hi: number, fallback: number) =>
     typeof v === 'number' && v >= lo && v <= hi ? v : fallback;
-  const kinds: RelationKind[] = ['code', 'ppr', 'context', 'semantic'];
   return {
     alpha: num(s.alpha, 0, 2, d.alpha),
     wRel: num(s.wRel, 0, 0.95, d.wRel),
     scoring: s.scoring === 'dense' || s.scoring === 'hybrid' ? s.scoring : 'bm25',
     relations: Array.isArray(s.relations)
-      ? kinds.filter((k) => s.relations!.includes(k))
+      ? codeRelationKinds.filter((k) => s.relations!.includes(k))
       : [...d.relations],
     topWindows: Math.round(num(s.topWindows, 1, 50, d.topWindows)),
   };

@@ -1,3 +1,4 @@
+import { bookRelationKinds, RELATION_KINDS } from '../../core/relations/kinds';
 import type { RelationKind, RetrievalSettings, ScoringMode } from '../../workers/retrieval-types';
 import type { IndexSettings } from '../library-service';
 import { PresetPicker } from '../presets/PresetPicker';
@@ -98,20 +99,14 @@ export function Controls({
           />
           <div className="controls__group" role="group" aria-label="Relations">
             <span>Neighbours are</span>
-            {(['context', 'semantic', 'ppr', 'section'] as const).map((kind) => (
+            {bookRelationKinds.map((kind) => (
               <label key={kind} className="inline">
                 <input
                   type="checkbox"
                   checked={retrieval.relations.includes(kind)}
                   onChange={(e) => toggleRelation(kind, e.target.checked)}
                 />
-                {kind === 'context'
-                  ? 'nearby in the text'
-                  : kind === 'semantic'
-                    ? 'similar in meaning'
-                    : kind === 'ppr'
-                      ? 'linked in a few steps (multi-hop PageRank)'
-                      : 'under the same heading or chapter'}
+                {RELATION_KINDS[kind].bookLabel}
               </label>
             ))}
           </div>

@@ -5,6 +5,7 @@
  * carry it. The panel's data table holds the same numbers for screen readers and for copying.
  */
 import { useEffect, useRef, useState } from 'react';
+import { usesWRel } from '../../core/relations/kinds';
 import type { TuneCurve } from '../../core/tune';
 
 const COLOURS = ['#2563eb', '#16a34a', '#dc2626', '#9333ea', '#ea580c'];
@@ -22,7 +23,7 @@ export function TuneChart({ curves }: { curves: TuneCurve[] }) {
           type: 'line',
           data: {
             datasets: curves.map((c, k) => ({
-              label: `${c.label}${c.label.includes('context') || c.label.includes('ppr') ? ` (w_rel ${c.wRel})` : ''}`,
+              label: `${c.label}${usesWRel(c.relations) ? ` (w_rel ${c.wRel})` : ''}`,
               data: c.points.map((p) => ({ x: p.alpha, y: Math.round(p.score * 1000) / 10 })),
               borderColor: COLOURS[k % COLOURS.length],
               backgroundColor: COLOURS[k % COLOURS.length],

@@ -9,6 +9,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import type { PairedDelta } from '../../core/eval/bootstrap';
 import { levalSubsetOf, parseLevalJsonl } from '../../core/eval/datasets/leval';
 import { parseBenchmarkFile } from '../../core/eval/datasets';
+import { usesWRel } from '../../core/relations/kinds';
 import {
   labelledQuestions,
   labelledQuestionsFrom,
@@ -305,9 +306,7 @@ export function TunePanel({
                 <tr key={c.label}>
                   <th scope="row">
                     {c.label}
-                    {c.relations.includes('context') || c.relations.includes('ppr')
-                      ? ` (${c.wRel})`
-                      : ''}
+                    {usesWRel(c.relations) ? ` (${c.wRel})` : ''}
                   </th>
                   {alphas.map((a) => {
                     const p = c.points.find((x) => x.alpha === a);

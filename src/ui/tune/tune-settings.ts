@@ -5,6 +5,7 @@
  */
 import type { TuneConfig } from '../../core/tune';
 import type { RetrievalSettings } from '../../workers/retrieval-types';
+import { usesWRel } from '../../core/relations/kinds';
 
 /** Stored under the library setting `tuning` while a tuned configuration is applied. */
 export interface AppliedTuning {
@@ -64,6 +65,6 @@ const ALPHA_WORDS = 'α';
 /** "context + semantic, α 0.75, w_rel 0.3" (w_rel only where it shapes the relation). */
 export function describeConfig(c: TuneConfig): string {
   if (c.relations.length === 0 || c.alpha === 0) return `plain retrieval (${ALPHA_WORDS} 0)`;
-  const reach = c.relations.includes('context') || c.relations.includes('ppr');
+  const reach = usesWRel(c.relations);
   return `${c.relations.join(' + ')}, ${ALPHA_WORDS} ${c.alpha}${reach ? `, w_rel ${c.wRel}` : ''}`;
 }
