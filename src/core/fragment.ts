@@ -307,7 +307,7 @@ export interface ProseSpans {
 }
 
 /**
- * splitProse as the text arrives (issue 16): `push` the text in pieces of any size, cut
+ * splitProse as the text arrives: `push` the text in pieces of any size, cut
  * anywhere (mid-word, between a surrogate pair, between "\r" and "\n" if the caller keeps them),
  * then `finish`. The fragments are exactly splitProse's on the pieces joined, and the splitter
  * holds only the word it is in the middle of, never the text. A word is only judged once the

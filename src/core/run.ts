@@ -66,7 +66,7 @@ export interface Run {
     name: string;
     offset: number;
     count: number;
-    /** A repository whose multi-hop walk weights edges by reference counts (issue 13). */
+    /** A repository whose multi-hop walk weights edges by reference counts. */
     referenceWeighted?: boolean;
   }[];
   /** Document boundaries: fragments [segments[d], segments[d + 1]) belong to document d. */

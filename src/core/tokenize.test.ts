@@ -44,7 +44,7 @@ describe('tokenize', () => {
   });
 });
 
-describe('accent folding (issue 15)', () => {
+describe('accent folding', () => {
   it('matches "Bezukhov" with "Bezúkhov", in every Latin spelling of a name', () => {
     expect(tokenize('Pierre Bezúkhov')).toEqual(tokenize('Pierre Bezukhov'));
     expect(tokenize('Natásha, Hélène, Zoë, señor, Ångström, São Paulo, ﬁne')).toEqual([

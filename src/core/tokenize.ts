@@ -9,7 +9,7 @@
  *   user_id     -> user_id, user, id
  * Apostrophes inside words are separators.
  *
- * Accents (issue 15): a token written in the Latin script is folded for matching, NFKD then
+ * Accents: a token written in the Latin script is folded for matching, NFKD then
  * combining marks removed ("Bezúkhov" -> "bezukhov", "Café" -> "cafe", "ﬁne" -> "fine"), so a
  * question typed without accents finds a book that writes them, in BM25 and wherever tokens are
  * compared. Only Latin tokens: in other scripts a mark is part of the letter (Japanese が is

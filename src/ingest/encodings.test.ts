@@ -1,5 +1,5 @@
 /**
- * Legacy encodings and UTF-16 without a BOM (issue 15): each file is produced in the test from
+ * Legacy encodings and UTF-16 without a BOM: each file is produced in the test from
  * real text with iconv-lite (a devDependency, the encoder the detector's own tests use), then read
  * back through decodeText and the binary check exactly as a dropped .txt file is.
  */

@@ -26,7 +26,7 @@ export function ingestFiles(
   return ingestFilesWith(files, { ...options, pdfjs: options.pdfjs ?? loadPdfjsBrowser });
 }
 
-// Code repositories (issue 5): a dropped .zip or folder to one repository document.
+// Code repositories: a dropped .zip or folder to one repository document.
 export {
   BINARY_EXTENSIONS,
   GENERATED_DIRECTORIES,

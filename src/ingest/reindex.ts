@@ -1,5 +1,5 @@
 /**
- * @file Incremental re-index of a repository (issue 15): when a newer zip or folder of a
+ * @file Incremental re-index of a repository: when a newer zip or folder of a
  * repository already in the library is dropped, only the files whose content changed are parsed
  * again and only the windows whose text is new are embedded; everything else is taken from what
  * the library stored for the previous version.

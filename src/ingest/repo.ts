@@ -48,7 +48,7 @@ export interface RepoLimits {
    * Most entries a ZIP may list (files and directories), or files a folder may hold. What it
    * guards: the listing itself (about 200 bytes an entry before anything is read) and the per-file
    * work after it; the text kept is bounded apart by `maxRepositoryBytes` and the stored code
-   * relation by src/ingest/storable.ts. 100,000 (issue 16: "a folder of 100,000"); it was 50,000.
+   * relation by src/ingest/storable.ts. 100,000 ("a folder of 100,000"); it was 50,000.
    */
   maxEntries: number;
   /** Largest total uncompressed size a ZIP may declare, in bytes. */

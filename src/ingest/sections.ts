@@ -46,7 +46,7 @@ export function sortSections(sections: Section[]): Section[] {
 
 /**
  * Bare heading lines of plain text written one paragraph per line (papers exported as text,
- * Qasper's "Introduction", "Methodology ::: Data"; issue 13). Hard-wrapped books are never
+ * Qasper's "Introduction", "Methodology ::: Data"). Hard-wrapped books are never
  * searched: the rules below would take a poem's lines or a paragraph's short last line for
  * headings, and their chapter lines are found by their keywords instead (plainTextSections asks
  * for bare headings only where it found no chapter line).

@@ -1,7 +1,7 @@
 /**
  * @file What a browser can store of a repository's index. Chromium refuses an IndexedDB value whose
  * serialised size passes 133,169,152 bytes (127 MiB): the code relation of a 30,000-file zip (91,284
- * windows, up to 256 weights a row) came to 155,630,193 bytes, and the whole save failed (issue 16).
+ * windows, up to 256 weights a row) came to 155,630,193 bytes, and the whole save failed.
  *
  * Until the store splits large relations over several records, a relation that would pass the
  * budget keeps, in every row, only its strongest weights: the largest per-row count `k` for which

@@ -1,5 +1,5 @@
 /**
- * @file Read a file's bytes as a stream, with progress and cancel inside the read (issue 16).
+ * @file Read a file's bytes as a stream, with progress and cancel inside the read.
  *
  * `Blob.arrayBuffer()` is one step: a 100 MB file reports nothing until it is all in, and an
  * abort can only stop waiting for it, not the read. Here the chunks of `Blob.stream()` land in

@@ -1,5 +1,5 @@
 /**
- * @file A plain-text or Markdown file read, hashed, decoded and split as it streams in (issue 16).
+ * @file A plain-text or Markdown file read, hashed, decoded and split as it streams in.
  *
  * Before, the file's bytes were read whole, hashed, decoded whole, normalised whole (CRLF to LF,
  * a second copy of the text) and only then split: a 100 MB book peaked near 7 times its size. Here

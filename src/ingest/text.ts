@@ -81,7 +81,7 @@ export function plainTextSections(text: string): Section[] {
     const level = chapterLevel(line);
     if (level > 0) marks.push({ level, title: line.trim(), start: lineStart, kind: 'chapter' });
   }
-  // Issue 13 (quality2): bare heading lines of one-paragraph-per-line text (sections.ts), only
+  // Bare heading lines of one-paragraph-per-line text (sections.ts), only
   // where no chapter line was found (a book's chapters are its structure; papers have none).
   if (!marks.some((m) => m.kind === 'chapter'))
     marks.push(...bareHeadingMarks(text, bodyStart, bodyEnd, 1));

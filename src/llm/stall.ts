@@ -2,7 +2,7 @@
  * @file A watchdog for in-browser engines whose calls can stop making progress without failing.
  *
  * wllama runs llama.cpp in a worker; a call is answered by polling that worker. Once in a full CI
- * run a call never settled and the page used no CPU for minutes (issue 11): nothing errs, the
+ * run a call never settled and the page used no CPU for minutes: nothing errs, the
  * person just waits forever. An engine that can be restarted (reloading a model kept in the
  * browser takes seconds) is better served by a deadline: a call that overruns it is stopped, the
  * engine restarted when the stop itself is not answered, and the call tried once more.

@@ -1,5 +1,5 @@
 /**
- * @file Conversations as stored (issue 6): building records, adding a round, and reading a
+ * @file Conversations as stored: building records, adding a round, and reading a
  * record back defensively. Pure: the Library's chat methods (library.ts) do the transactions.
  *
  * A stored record is read through `readChatRecord`, so a record from an older build, a

@@ -1,5 +1,5 @@
 /**
- * @file Evaluation runs and their partial results (schema v7, issue 12). Results are written
+ * @file Evaluation runs and their partial results (schema v7). Results are written
  * per question as the grid produces them, so a closed tab keeps every question finished before
  * it, and a resumed run skips them. Written from the evaluation worker and read by the page, on
  * their own connections to the same library database.

@@ -444,7 +444,7 @@ describe('relations by parameters', () => {
     const index = (await library.loadDocumentIndex('a', 'glove-100d'))!;
     const code = index.relations.find((r) => r.kind === 'code')!;
     expect(code.references).toEqual(refs);
-    // A record from before issue 13 (no counts) or with damaged counts: the relation alone.
+    // A record from before reference counts were stored (no counts) or with damaged counts: the relation alone.
     const record = (await library.db.get('relations', ['a', 'code', key]))!;
     expect(record.references!.byteLength).toBe(40);
     await library.db.put('relations', { ...record, references: undefined });

@@ -361,7 +361,7 @@ describe('migration from v2 to v3 (chats)', () => {
   });
 });
 
-describe('v6: pipelineMemory (issue 11)', () => {
+describe('v6: pipelineMemory', () => {
   it('runs the v6 step alone on a library left by v3 code, keeping its data', async () => {
     const factory = new IDBFactory();
     await writeV1Library(factory, 'lib', 2);
@@ -391,7 +391,7 @@ describe('v6: pipelineMemory (issue 11)', () => {
   });
 });
 
-describe('v7: evalRuns and evalResults (issue 12)', () => {
+describe('v7: evalRuns and evalResults', () => {
   it('runs the v7 step (and the later ones) on a library left by v6 code, keeping its data', async () => {
     const factory = new IDBFactory();
     await writeV1Library(factory, 'lib', 2);
@@ -429,7 +429,7 @@ describe('v7: evalRuns and evalResults (issue 12)', () => {
   });
 });
 
-describe('v8: codeSyntax (issue 15)', () => {
+describe('v8: codeSyntax', () => {
   it('runs the v8 step alone on a library left by v6 code, keeping its data', async () => {
     const factory = new IDBFactory();
     await writeV1Library(factory, 'lib', 2);

@@ -11,7 +11,7 @@ const memory = (docId: string, key = 'qrmem|600|words', value: unknown = { ner: 
   value,
 });
 
-describe('pipelineMemory (schema v6, issue 11)', () => {
+describe('pipelineMemory (schema v6)', () => {
   it('stores a memory per document and key, only for a document that exists', async () => {
     const library = await openLibrary('m', { factory: new IDBFactory() });
     await library.saveIndexedDocument(sampleDocument('a'));

@@ -164,7 +164,7 @@ export interface RelationRecord {
   csr: { rowPtr: ArrayBuffer; col: ArrayBuffer; weight: ArrayBuffer } | null;
   /**
    * Float32 bytes, one value per fragment: the code relation's reference counts refs[j]
-   * (core/code/references.ts, issue 13). Optional, so no migration: records written before it
+   * (core/code/references.ts). Optional, so no migration: records written before it
    * lack it and retrieval falls back to the unweighted multi-hop walk.
    */
   references?: ArrayBuffer;
@@ -256,7 +256,7 @@ export interface ChatRecord {
 }
 
 /**
- * What a pipeline keeps of a document that does not depend on the question (issue 11: QRMeM's
+ * What a pipeline keeps of a document that does not depend on the question (QRMeM's
  * segments and their named entities), keyed by document and by what it was built with (the
  * segment size and the engine's token counter), so a second question on the same book reuses
  * it. Deleted with the document, and when the document is indexed again.
@@ -272,7 +272,7 @@ export interface PipelineMemoryRecord {
 }
 
 /**
- * One file's parse as a repository was last indexed with (issue 15, incremental re-index): the
+ * One file's parse as a repository was last indexed with (incremental re-index): the
  * syntax tree-sitter gave for this exact content, or null with the problem (no grammar: null
  * without a problem). Keyed by path and the SHA-256 of the file's text as laid out, so a newer
  * drop of the repository re-parses only files whose content changed.
@@ -293,7 +293,7 @@ export interface CodeSyntaxRecord {
 }
 
 /**
- * An evaluation run of the evaluation page (issue 12): the benchmark file's text and the grid
+ * An evaluation run of the evaluation page: the benchmark file's text and the grid
  * that was chosen, so a reload can parse it again and resume. Its results live in `evalResults`.
  * `spec` and `settings` are plain JSON owned by src/ui/eval (the store does not interpret them).
  */
@@ -391,7 +391,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 3,
-    description: 'chats: conversations with their rounds, index byUpdated (issue 6)',
+    description: 'chats: conversations with their rounds, index byUpdated',
     run(db) {
       db.createObjectStore('chats', { keyPath: 'id' }).createIndex('byUpdated', 'updatedAt');
     },
@@ -399,14 +399,14 @@ export const MIGRATIONS: readonly Migration[] = [
   // Versions 4 and 5 are assigned to other branches (issues in flight); numbers may skip.
   {
     version: 6,
-    description: 'pipelineMemory: question-independent pipeline memory per document (issue 11)',
+    description: 'pipelineMemory: question-independent pipeline memory per document',
     run(db) {
       db.createObjectStore('pipelineMemory', { keyPath: ['docId', 'key'] });
     },
   },
   {
     version: 7,
-    description: 'evalRuns and evalResults: evaluation runs and their partial results (issue 12)',
+    description: 'evalRuns and evalResults: evaluation runs and their partial results',
     run(db) {
       db.createObjectStore('evalRuns', { keyPath: 'id' });
       db.createObjectStore('evalResults', { keyPath: ['runId', 'config', 'question'] });
@@ -414,8 +414,7 @@ export const MIGRATIONS: readonly Migration[] = [
   },
   {
     version: 8,
-    description:
-      'codeSyntax: the parse of each repository file, for incremental re-index (issue 15)',
+    description: 'codeSyntax: the parse of each repository file, for incremental re-index',
     run(db) {
       db.createObjectStore('codeSyntax', { keyPath: 'docId' });
     },

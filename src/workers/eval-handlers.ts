@@ -1,5 +1,5 @@
 /**
- * @file The evaluation worker's handler (issue 12): run (or resume) a stored evaluation run's
+ * @file The evaluation worker's handler: run (or resume) a stored evaluation run's
  * retrieval grid. The run record holds the benchmark file and the grid, so the handler needs
  * only the run's id: it parses the file again, skips every (configuration, question) already in
  * `evalResults`, and stores each question's results as they come (one transaction per question),

@@ -267,7 +267,7 @@ export type IndexRepositoryResult =
       fragments: IndexedFragments;
       code: CsrMatrix;
       codeParams: CodeRelationOptions;
-      /** refs[j] per window, stored beside the code relation (issue 13, core/code/references.ts). */
+      /** refs[j] per window, stored beside the code relation (core/code/references.ts). */
       codeReferences: Float32Array;
       /** Every file's parse, for the library to keep (the next re-index reuses them). */
       parses: FileParse[];
@@ -363,7 +363,7 @@ async function read(
   const { documents, errors } = await deps.ingest([source.file], {
     signal: ctx.signal,
     encoding: source.encoding,
-    // A book in plain text or Markdown is split as it streams in (issue 16).
+    // A book in plain text or Markdown is split as it streams in.
     split: { wordsPerFragment },
     // Pages of a PDF, else bytes of a large file as they stream in, else files.
     onProgress: (p) => {
@@ -791,7 +791,7 @@ async function indexRepository(
   const t4 = performance.now();
 
   const { graph, cover } = graphOf(fileTexts, parsed.syntax, windows, ctx.progress);
-  // Issue 13 hook (quality2): reference counts for the weighted multi-hop walk.
+  // Reference counts for the weighted multi-hop walk.
   const codeReferences = windowReferenceCounts(fileTexts, windows, graph);
   const t5 = performance.now();
 
@@ -900,7 +900,7 @@ async function relateCode(
     (done, total) => ctx.progress({ stage: 'relate', done, total }),
     deps.pool,
   );
-  // Issue 13 hook (quality2): the reference counts are stored with the rebuilt relation too.
+  // The reference counts are stored with the rebuilt relation too.
   const codeReferences = windowReferenceCounts(
     index.layout.files.map((_, k) => ({ text: fileText(index.layout, k) })),
     index.windows,

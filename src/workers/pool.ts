@@ -1,5 +1,5 @@
 /**
- * @file A pool of workers for work that splits into independent tasks (issue 16: "work that can
+ * @file A pool of workers for work that splits into independent tasks ("work that can
  * run in parallel runs in a pool of workers sized to the machine's cores; large arrays cross as
  * transferred buffers"). Used by the index worker for tree-sitter parsing (files split across
  * workers) and for the code relation's rows (window ranges split across workers).
@@ -148,7 +148,7 @@ export class WorkerPool<A extends WorkerApi<A>> {
         try {
           results[t] = await this.member(slot).call(kind, payload, call);
         } catch (error) {
-          // A busy member cannot read a cancel message: stop it now (issue 16: within 1 s).
+          // A busy member cannot read a cancel message: stop it now (within 1 s).
           this.drop(slot);
           if (failure === null && !(isAbortError(error) && stop.signal.aborted)) failure = error;
           stop.abort();

@@ -165,7 +165,7 @@ async function loadDocument(
     vectors: index.vectors,
     semantic,
     code,
-    // Reference counts (issue 13): absent for repositories indexed before they were stored.
+    // Reference counts: absent for repositories indexed before they were stored.
     ...(codeRelation?.references ? { codeReferences: codeRelation.references } : {}),
   };
 }

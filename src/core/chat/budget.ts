@@ -1,5 +1,5 @@
 /**
- * @file Sharing one budget between chat memory and library documents (issue 6). Both memories
+ * @file Sharing one budget between chat memory and library documents. Both memories
  * have been scored by FragRel (Eq. 10); the rounds that must be in the prompt (the recent ones,
  * or the whole history while memory is off) are taken off the top, and what is left is split by
  * one of two rules:

@@ -1,4 +1,4 @@
-/** @file Public API of chat memory: the conversation as FragRel's external memory (issue 6). */
+/** @file Public API of chat memory: the conversation as FragRel's external memory. */
 export {
   chatMemoryOptions,
   defaultChatMemoryOptions,

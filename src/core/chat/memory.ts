@@ -1,6 +1,5 @@
 /**
- * @file Long-term chat memory (the paper's section 4.3; DESIGN.md section 2, "Chat memory";
- * issue 6): the conversation itself is the long text, and each round (a user message with the
+ * @file Long-term chat memory (the paper's section 4.3; DESIGN.md section 2, "Chat memory"): the conversation itself is the long text, and each round (a user message with the
  * assistant's reply) is one fragment.
  *
  * For each new message `planChatMemory`:

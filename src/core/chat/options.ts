@@ -1,5 +1,5 @@
 /**
- * @file Chat memory settings (DESIGN.md section 2, "Chat memory"; issue 6), every one with its
+ * @file Chat memory settings (DESIGN.md section 2, "Chat memory"), every one with its
  * default here. The paper's numbers come from `defaultsByTextKind.chat` so they live in one place
  * for the whole core; the settings the paper does not fix are ours and say why below.
  */

@@ -1,5 +1,5 @@
 /**
- * @file Identifier weighting of the code relation (issue 13), as repository maps do (Aider ranks
+ * @file Identifier weighting of the code relation, as repository maps do (Aider ranks
  * definitions by PageRank over a reference graph whose edges weigh more for rarer, more
  * specific names and for names referenced from many places). Applied to Eq. 8's stored rows
  * afterwards, as a per-edge factor, so the relation's build (relation.ts) is untouched:

@@ -1,6 +1,6 @@
 /**
  * @file Reference counts of a repository's windows, computed at index time and stored beside the
- * code relation (issue 13), so that the multi-hop relation can walk the code edges weighted as
+ * code relation, so that the multi-hop relation can walk the code edges weighted as
  * the RepoEval tune winner `ppr (code graph) refs` did (BENCHMARKS.md, docs/method.md):
  *
  *   w'[i][j] = w[i][j] · (1 + γ ln(1 + refs[j])),   γ = 1

@@ -1,7 +1,7 @@
 /**
  * @file Eq. 11 for code windows without repeats. Windows slide by half their length (20 lines
  * by 10, DESIGN.md section 2), so the top windows of a repository are often overlapping pieces
- * of one file: taken as they are, the model reads the same lines twice (measured in issue 14:
+ * of one file: taken as they are, the model reads the same lines twice (measured on RepoEval:
  * 7 of 10 selected windows overlapped). Here selection counts *new lines*: a window costs the
  * lines no selected window of its file already covers, a window wholly covered is a repeat and
  * costs nothing, and the budget is the top-K windows' worth of lines, so the budget a repeat

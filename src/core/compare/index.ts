@@ -1,5 +1,5 @@
 /**
- * @file Compare (issue 12 section 1): one question through several pipelines side by side.
+ * @file Compare: one question through several pipelines side by side.
  * Pure: which fragments each used and where they agree, each column's cost from its trace, the
  * price estimate from an editable table, the plain-retrieval baseline, and when columns run.
  */

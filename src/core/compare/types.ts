@@ -1,5 +1,5 @@
 /**
- * @file What Compare (issue 12 section 1) puts side by side: one column per pipeline run of the
+ * @file What Compare puts side by side: one column per pipeline run of the
  * same question. The pipelines are the four of the product plus "plain retrieval", FragRel's
  * answer path with the relations off (alpha = 0, so s_rel = s_ind in Eq. 10): the baseline that
  * shows what the environment score adds.

@@ -1,5 +1,5 @@
 /**
- * @file A stored, resumable answer-evaluation run (issue 12 §2): which (pipeline, question)
+ * @file A stored, resumable answer-evaluation run: which (pipeline, question)
  * pairs a run asks, in which order, which of them are still to do given the answers already
  * stored, and the loop that asks them, handing each scored answer to `store` before asking the
  * next. The page stores each answer in its own transaction (src/store/eval-runs.ts), so a reload

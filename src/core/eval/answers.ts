@@ -1,5 +1,5 @@
 /**
- * @file Scoring one LLM answer against a benchmark item (issue 12 §2, answer evaluation): the
+ * @file Scoring one LLM answer against a benchmark item (answer evaluation, docs/evaluation.md): the
  * LongBench metrics of metrics.ts, each the best over the item's gold answers (LongBench's
  * per-question max), and multiple-choice letter accuracy when the item has a gold letter.
  */

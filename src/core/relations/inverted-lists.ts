@@ -7,7 +7,7 @@
  * cluster and assign plus O(n probes (n / lists) dim) for the blocks, against O(n^2 dim / 2)
  * for the exact search; the share of the document each fragment meets is about probes / lists.
  *
- * Why not a library: measured here (issue 16), hnswlib-wasm builds a 40k-row kNN graph in 39-52 s
+ * Why not a library: measured here, hnswlib-wasm builds a 40k-row kNN graph in 39-52 s
  * and usearch's HNSW is about 3x faster than our exact kernel; edgevec was slower than it. A
  * graph index answers one query at a time, while building a whole kNN graph lets all fragments
  * that probe a cluster share each load of its members (blocks of dot products, as in the exact

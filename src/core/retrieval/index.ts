@@ -1,5 +1,5 @@
 /**
- * @file Retrieval ideas measured in issue 13 (bench/quality.ts): query-term handling, rank
+ * @file Retrieval ideas measured in bench/quality.ts: query-term handling, rank
  * fusion, adaptive alpha, small-to-big selection, and the presets that make the measured winners
  * the defaults.
  */

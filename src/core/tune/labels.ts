@@ -75,7 +75,7 @@ export function findPassage(documentText: string, passage: string): Span | null 
 }
 
 /**
- * Tuning on labels from any benchmark format that carries gold passages (issue 12 §3): the
+ * Tuning on labels from any benchmark format that carries gold passages: the
  * parsed file's document that `documentText` holds best (as `matchRecord`), and its questions
  * with their gold spans carried over into `documentText`: each gold passage found verbatim or
  * re-wrapped, else located as L-Eval gold is (two consecutive sentences holding half of its

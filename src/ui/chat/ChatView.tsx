@@ -1,5 +1,5 @@
 /**
- * @file The chat view (issue 6): conversations kept in the library, replies streamed from the
+ * @file The chat view: conversations kept in the library, replies streamed from the
  * workspace's engine (the one the answer panel uses), and chat memory: for each new message the
  * earlier rounds are scored against it (FragRel over round order, core/chat), the short history
  * or the recalled rounds plus the latest ones go into the prompt, and the memory panel shows

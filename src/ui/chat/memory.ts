@@ -1,5 +1,5 @@
 /**
- * @file Chat memory as the chat view uses it (issue 6): the budget a new message leaves for
+ * @file Chat memory as the chat view uses it: the budget a new message leaves for
  * recalled rounds and documents, the library's candidates, the prompt built from a plan, and the
  * view models the memory panel draws. Pure: no DOM, no store, no engine; tested in Node.
  *

@@ -1,7 +1,7 @@
 /**
  * @file Retrieval settings for repositories (DESIGN.md section 2, "Defaults by text type"): BM25
  * independent scores (dense optional), the multi-hop relation over the code-structure edges
- * weighted by reference counts (measured best on RepoEval, issue 13; the paper's code relation is
+ * weighted by reference counts (measured best on RepoEval, bench/repoeval.ts; the paper's code relation is
  * one click away), alpha 0.5,
  * the top 10 windows. Kept apart from the book settings, under their own key in the library.
  */

@@ -1,7 +1,7 @@
 /**
  * @file The last line against a silent failure. Without a boundary, an error thrown while React
  * renders unmounts the whole page: a job, its progress and every notice vanish with no word
- * (issue 16: a 30,000-file zip "ended" that way). The boundary shows what failed instead, and says
+ * (a 30,000-file zip "ended" that way). The boundary shows what failed instead, and says
  * that the stored library is untouched (rendering never writes to it). `useGlobalFailures` turns
  * errors that escape every handler (an uncaught exception, a rejected promise nobody awaited)
  * into notices.

@@ -1,5 +1,5 @@
 /**
- * @file Answer evaluation with an LLM on the evaluation page (issue 12 §2): the ticked pipelines
+ * @file Answer evaluation with an LLM on the evaluation page: the ticked pipelines
  * (FragRel, LongRAG, SEGMENT+, QRMeM, each with its settings) answer the first N questions of the
  * benchmark with the engine chosen in the shared engine settings; each answer is scored with
  * LongBench F1, exact match, contain-match and, for QuALITY-style questions, letter accuracy

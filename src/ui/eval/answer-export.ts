@@ -1,5 +1,5 @@
 /**
- * @file Exports of an answer-evaluation run (issue 12 §2): CSV with one row per answer, each row
+ * @file Exports of an answer-evaluation run: CSV with one row per answer, each row
  * with the settings that produced it (engine, model, fragment size, budget, alpha, w_rel), and
  * JSON with the run's file, engine, pipelines and their settings, the summary and every answer.
  * CSV is written by csv.ts (answers are model output and must not run as spreadsheet formulas). The API key is never part of a run, so never exported.

@@ -20,7 +20,7 @@ export function matchingCodePreset(settings: CodeSettings): RetrievalPreset | nu
 /**
  * What the panel says about the code configuration: the preset that is on and why, and, when
  * the multi-hop relation is on, whether each repository's walk is weighted by reference counts
- * (stored at index time since issue 13) or falls back to the unweighted edges.
+ * (stored at index time for repositories indexed since they were added) or falls back to the unweighted edges.
  */
 export function codePresetNote(
   settings: CodeSettings,

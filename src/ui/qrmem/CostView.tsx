@@ -1,5 +1,5 @@
 /**
- * @file QRMeM's cost split (issue 11 §3): construction, with what does not depend on the
+ * @file QRMeM's cost split: construction, with what does not depend on the
  * question (cached per document, so free for the next question) apart from what does, against
  * navigation: LLM calls, tokens in and out, and time of each.
  */

@@ -1,5 +1,5 @@
 /**
- * @file Back to the last working embedder when a newly chosen one cannot be loaded (issue 15:
+ * @file Back to the last working embedder when a newly chosen one cannot be loaded (without it,
  * after a failed download the selection stayed on the failed model and every question failed
  * until it was switched back by hand).
  */

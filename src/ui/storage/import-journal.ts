@@ -1,6 +1,6 @@
 /**
  * @file A journal of imports in progress, so one cut short by a closed tab or a crash is
- * reported on the next visit (issue 15: such an import "vanishes without a word on reopen").
+ * reported on the next visit (such an import "vanishes without a word on reopen").
  *
  * An entry is written when an import starts and removed when it ends in any way the page sees
  * (stored, failed with its message, cancelled). What is left was cut short. Another tab may be

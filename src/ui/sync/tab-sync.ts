@@ -1,5 +1,5 @@
 /**
- * @file Keeping the tabs of one library in step (issue 15: one tab said a book was "already in
+ * @file Keeping the tabs of one library in step (one tab said a book was "already in
  * the library" while not listing it; another kept a book deleted elsewhere and failed its next
  * question).
  *

@@ -73,7 +73,7 @@ async function ask(memory: ReturnType<typeof mapMemory>) {
 const callsTagged = (calls: FakeCall[], tags: string[]) =>
   calls.filter((c) => tags.includes(c.tag)).length;
 
-describe('QRMeM cost by phase (issue 11 §3)', () => {
+describe('QRMeM cost by phase', () => {
   it('splits calls, tokens and time into construction (independent, dependent) and navigation', async () => {
     const { llm, out } = await ask(mapMemory());
     expect(out.status).toBe('done');

@@ -1,5 +1,5 @@
 /**
- * @file QRMeM's cost split by phase (issue 11 §3): what building the memory cost against what
+ * @file QRMeM's cost split by phase: what building the memory cost against what
  * navigating it cost, and within construction, what does not depend on the question (segments,
  * named entities, the summary: cached per document and reused by the next question) against
  * what does (entities, relations and fusions per query, and the generated questions).
