@@ -8,28 +8,22 @@
  * (`delta.type` 'text_delta' with `text`), content_block_stop, message_delta (`stop_reason`,
  * output usage), message_stop, ping, and error (`{type: 'error', error: {type, message}}`).
  */
-import { hostOf, streamError } from './errors';
+import { streamError } from './errors';
 import {
-  defaultFetch,
+  HttpEngine,
   joinUrl,
   jsonOf,
   streamChat,
-  type FetchLike,
   type StreamProtocol,
+  type HttpEngineSettings,
   type StreamStep,
 } from './http';
-import { estimateTokens } from './tokens';
 import type { FinishReason, GenerateOutcome, GenerateRequest, LlmEngine } from './types';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
-export interface AnthropicSettings {
-  /** https://api.anthropic.com (a proxy with the same API works too). */
-  baseUrl: string;
-  model: string;
-  apiKey?: string;
-  contextLimit: number;
-}
+/** baseUrl: https://api.anthropic.com (a proxy with the same API works too). */
+export type AnthropicSettings = HttpEngineSettings;
 
 function finishOf(reason: unknown): FinishReason | undefined {
   if (reason === 'max_tokens') return 'length';
@@ -42,28 +36,8 @@ export function messagesUrl(baseUrl: string): string {
   return /\/v1\/*$/.test(baseUrl) ? joinUrl(baseUrl, 'messages') : joinUrl(baseUrl, 'v1/messages');
 }
 
-export class AnthropicEngine implements LlmEngine {
+export class AnthropicEngine extends HttpEngine<AnthropicSettings> implements LlmEngine {
   readonly kind = 'anthropic' as const;
-  readonly promptStyle = 'chat' as const;
-  readonly exactTokenCounts = false;
-  readonly contextLimit: number;
-  readonly label: string;
-  private readonly host: string;
-
-  constructor(
-    private readonly settings: AnthropicSettings,
-    private readonly fetchFn: FetchLike = defaultFetch(),
-  ) {
-    this.contextLimit = settings.contextLimit;
-    this.host = hostOf(settings.baseUrl);
-    this.label = `${settings.model} at ${this.host}`;
-  }
-
-  async countTokens(text: string): Promise<number> {
-    return estimateTokens(text);
-  }
-
-  async dispose(): Promise<void> {}
 
   generate(request: GenerateRequest): Promise<GenerateOutcome> {
     const { settings, host } = this;

@@ -7,7 +7,8 @@
  * person chose to send it (the prompt, and the key in a header).
  */
 import { readSse, type SseEvent } from './sse';
-import { brokenStreamError, connectError, httpError, isAbort, STOPPED } from './errors';
+import { brokenStreamError, connectError, hostOf, httpError, isAbort, STOPPED } from './errors';
+import { estimateTokens } from './tokens';
 import type {
   FinishReason,
   GenerateOutcome,
@@ -168,4 +169,41 @@ export function jsonOf(event: SseEvent): unknown {
   } catch {
     return undefined;
   }
+}
+
+/** What every HTTP engine's settings hold. */
+export interface HttpEngineSettings {
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  /** The model's context window in tokens (APIs do not say; the person sets it). */
+  contextLimit: number;
+}
+
+/**
+ * The part of an API engine that does not depend on the provider: chat prompts, estimated token
+ * counts (an API has no tokenizer the page can call), the label and host named in messages, and
+ * nothing to dispose of. A provider adds its `kind` and `generate` (openai.ts, anthropic.ts).
+ */
+export abstract class HttpEngine<S extends HttpEngineSettings> {
+  readonly promptStyle = 'chat' as const;
+  readonly exactTokenCounts = false;
+  readonly contextLimit: number;
+  readonly label: string;
+  protected readonly host: string;
+
+  constructor(
+    protected readonly settings: S,
+    protected readonly fetchFn: FetchLike = defaultFetch(),
+  ) {
+    this.contextLimit = settings.contextLimit;
+    this.host = hostOf(settings.baseUrl);
+    this.label = `${settings.model} at ${this.host}`;
+  }
+
+  async countTokens(text: string): Promise<number> {
+    return estimateTokens(text);
+  }
+
+  async dispose(): Promise<void> {}
 }

@@ -7,28 +7,23 @@
  * reasoning models may send `delta.reasoning_content`, which is not part of the answer.
  */
 import type { PromptMessage } from '../core/prompt';
-import { hostOf, streamError } from './errors';
+import { streamError } from './errors';
 import {
-  defaultFetch,
+  HttpEngine,
   joinUrl,
   jsonOf,
   streamChat,
-  type FetchLike,
   type StreamProtocol,
+  type HttpEngineSettings,
   type StreamStep,
 } from './http';
-import { estimateTokens } from './tokens';
 import type { FinishReason, GenerateOutcome, GenerateRequest, LlmEngine } from './types';
 
-export interface OpenAiSettings {
-  /** E.g. https://api.openai.com/v1, http://localhost:11434/v1. */
-  baseUrl: string;
-  model: string;
-  /** Sent as `Authorization: Bearer`; local servers usually need none. */
-  apiKey?: string;
-  /** The model's context window in tokens (the API does not say; the person sets it). */
-  contextLimit: number;
-}
+/**
+ * baseUrl: e.g. https://api.openai.com/v1, http://localhost:11434/v1; the key is sent as
+ * `Authorization: Bearer` (local servers usually need none).
+ */
+export type OpenAiSettings = HttpEngineSettings;
 
 function finishOf(reason: unknown): FinishReason | undefined {
   if (reason === 'length') return 'length';
@@ -36,26 +31,8 @@ function finishOf(reason: unknown): FinishReason | undefined {
   return undefined;
 }
 
-export class OpenAiCompatibleEngine implements LlmEngine {
+export class OpenAiCompatibleEngine extends HttpEngine<OpenAiSettings> implements LlmEngine {
   readonly kind = 'openai' as const;
-  readonly promptStyle = 'chat' as const;
-  readonly exactTokenCounts = false;
-  readonly contextLimit: number;
-  readonly label: string;
-  private readonly host: string;
-
-  constructor(
-    private readonly settings: OpenAiSettings,
-    private readonly fetchFn: FetchLike = defaultFetch(),
-  ) {
-    this.contextLimit = settings.contextLimit;
-    this.host = hostOf(settings.baseUrl);
-    this.label = `${settings.model} at ${this.host}`;
-  }
-
-  async countTokens(text: string): Promise<number> {
-    return estimateTokens(text);
-  }
 
   async generate(request: GenerateRequest): Promise<GenerateOutcome> {
     const first = await this.send(request, 'max_tokens');
@@ -71,8 +48,6 @@ export class OpenAiCompatibleEngine implements LlmEngine {
     }
     return first;
   }
-
-  async dispose(): Promise<void> {}
 
   private send(
     request: GenerateRequest,
