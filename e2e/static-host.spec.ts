@@ -134,6 +134,27 @@ test('offline: the app reopens isolated from the cache, with the library, and an
   await page.context().setOffline(false);
 });
 
+test('a new version waits for the reader, then takes over, still isolated', async () => {
+  const before = (await loads()).length;
+  server.patch = (file, bytes) =>
+    file === 'sw.js' ? Buffer.concat([bytes, Buffer.from('\n// the next version\n')]) : bytes;
+  // A navigation makes the browser check the worker's script: it changed, so it installs.
+  await page.reload();
+  await expect(page.getByTestId('offline-status')).toHaveAttribute('data-state', 'update', {
+    timeout: 60_000,
+  });
+  // 'prompt': nothing is replaced until the reader says so.
+  const waiting = () =>
+    page.evaluate(async () => (await navigator.serviceWorker.getRegistration())?.waiting != null);
+  expect(await waiting()).toBe(true);
+  await page.getByRole('button', { name: 'Reload to update' }).click();
+  await expect.poll(async () => (await loads()).length, { timeout: 60_000 }).toBe(before + 2);
+  expect((await loads()).at(-1)).toEqual({ isolated: true, controlled: true });
+  expect(await waiting()).toBe(false);
+  await expect(page.getByTestId('library-item')).toHaveCount(1);
+  server.patch = null;
+});
+
 test('every request went to 127.0.0.1 and the page logged no error', async () => {
   expect(urls.filter((u) => !isLocal(u))).toEqual([]);
   expect(problems).toEqual([]);

@@ -6,7 +6,7 @@
  * only be cross-origin isolated by the app's own service worker (docs/deploy.md).
  */
 import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -30,6 +30,8 @@ export interface StaticServer {
   origin: string;
   /** Every request's path and status, in order. */
   requests: Array<{ path: string; status: number }>;
+  /** Set to change what a file serves from now on (a new version of the app); null serves it as it is. */
+  patch: ((file: string, bytes: Buffer) => Buffer) | null;
   close(): Promise<void>;
 }
 
@@ -41,6 +43,8 @@ export async function startStaticServer(
 ): Promise<StaticServer> {
   const base = `/${prefix.replace(/^\/+|\/+$/g, '')}/`.replace(/^\/\/$/, '/');
   const requests: StaticServer['requests'] = [];
+  // Read by the handler at each request; set once the server listens.
+  let served: StaticServer | null = null;
   const server = createServer((req, res) => {
     const entry = { path: req.url ?? '', status: 0 };
     requests.push(entry);
@@ -62,6 +66,16 @@ export async function startStaticServer(
         info = await stat(file).catch(() => null);
       }
       if (!info?.isFile()) return send(404, {}, 'Not found');
+      const patch = served?.patch;
+      if (patch) {
+        const bytes = patch(path.relative(root, file), await readFile(file));
+        entry.status = 200;
+        res.writeHead(200, {
+          'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
+          'Content-Length': String(bytes.length),
+        });
+        return void res.end(req.method === 'HEAD' ? undefined : bytes);
+      }
       entry.status = 200;
       res.writeHead(200, {
         'Content-Type': TYPES[path.extname(file)] ?? 'application/octet-stream',
@@ -76,14 +90,16 @@ export async function startStaticServer(
     server.listen(port, '127.0.0.1', () => resolve());
   });
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return {
+  served = {
     url: `${origin}${base}`,
     origin,
     requests,
+    patch: null,
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();
         server.close((e) => (e ? reject(e) : resolve()));
       }),
   };
+  return served;
 }
