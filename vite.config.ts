@@ -11,6 +11,16 @@ const isolationHeaders = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
+// A deployment's model mirror (docs/deploy.md): checked here so a bad value fails the build
+// rather than every download; read in the app by src/models/settings.ts.
+const modelHub = process.env.VITE_MODEL_HUB?.trim();
+if (modelHub && !/^(https?:\/\/[^/]|\/)/i.test(modelHub)) {
+  throw new Error(
+    `VITE_MODEL_HUB="${modelHub}" must be an http(s) URL or a path on the app's origin ` +
+      `starting with "/" (e.g. https://models.example.org/ or /models/).`,
+  );
+}
+
 export default defineConfig({
   plugins: [
     react(),
