@@ -76,6 +76,7 @@ test('the service worker makes the page cross-origin isolated after one reload',
   await page.waitForFunction(() => self.crossOriginIsolated, null, { timeout: 90_000 });
   await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
   await expect(page.getByTestId('worker-status')).toContainText('cross-origin isolated');
+  await expect(page.getByTestId('offline-status')).toHaveAttribute('data-state', 'offline-ready');
   // The first load came from the host as it is (no headers, no worker); the second, the page's
   // own reload, from the worker. No third.
   expect(await loads()).toEqual([

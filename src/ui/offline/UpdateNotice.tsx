@@ -7,10 +7,14 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import { registerSW } from 'virtual:pwa-register';
-import { reloadForIsolation, watchIsolation } from './isolation';
+import { reloadForIsolation, reloadedForIsolation, watchIsolation } from './isolation';
 
 export function UpdateNotice() {
-  const [state, setState] = useState<'none' | 'offline-ready' | 'update'>('none');
+  // After the page's own reload for isolation the worker that was just installed controls it:
+  // the "ready to work offline" news the reload cut short is still news.
+  const [state, setState] = useState<'none' | 'offline-ready' | 'update'>(() =>
+    reloadedForIsolation() && navigator.serviceWorker?.controller ? 'offline-ready' : 'none',
+  );
   const [offerIsolation, setOfferIsolation] = useState(false);
   const update = useRef<((reload?: boolean) => Promise<void>) | null>(null);
   useEffect(() => {

@@ -82,6 +82,11 @@ if (typeof window !== 'undefined') {
   for (const type of ACTIVITY) window.addEventListener(type, started, true);
 }
 
+/** Whether this load is the page's own reload for isolation (the worker installed just before). */
+export function reloadedForIsolation(): boolean {
+  return reloadedBySelf;
+}
+
 /** Reload the page for isolation, marked so that a failed attempt is not repeated. */
 export function reloadForIsolation(): void {
   storageSet(() => sessionStorage, RELOAD_MARK, String(Date.now()));
