@@ -160,6 +160,33 @@ test('a new version waits for the reader, then takes over, still isolated', asyn
   server.patch = null;
 });
 
+test('once the reader has started something, the reload is offered, not done', async ({
+  browser,
+}) => {
+  const context = await browser.newContext();
+  await context.route(
+    (url) => !isLocal(url.href),
+    (route) => route.abort('blockedbyclient'),
+  );
+  const fresh = await context.newPage();
+  let navigations = 0;
+  fresh.on('framenavigated', (frame) => {
+    if (frame === fresh.mainFrame()) navigations++;
+  });
+  await fresh.goto(server.url);
+  // A click as soon as the page is there, long before the worker has cached 67 MiB.
+  await fresh.getByLabel('Question').click();
+  const offer = fresh.getByTestId('isolation-offer');
+  await expect(offer).toContainText('Reload once to let the models use all', { timeout: 90_000 });
+  expect(navigations).toBe(1);
+  expect(await fresh.evaluate(() => self.crossOriginIsolated)).toBe(false);
+  await offer.getByRole('button', { name: 'Reload' }).click();
+  await fresh.waitForFunction(() => self.crossOriginIsolated, null, { timeout: 30_000 });
+  expect(navigations).toBe(2);
+  await expect(fresh.getByTestId('isolation-offer')).toHaveCount(0);
+  await context.close();
+});
+
 test('every request went to 127.0.0.1 and the page logged no error', async () => {
   expect(urls.filter((u) => !isLocal(u))).toEqual([]);
   expect(problems).toEqual([]);
