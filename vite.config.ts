@@ -11,6 +11,16 @@ const isolationHeaders = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
+// A deployment's model mirror (docs/deploy.md): checked here so a bad value fails the build
+// rather than every download; read in the app by src/models/settings.ts.
+const modelHub = process.env.VITE_MODEL_HUB?.trim();
+if (modelHub && !/^(https?:\/\/[^/]|\/)/i.test(modelHub)) {
+  throw new Error(
+    `VITE_MODEL_HUB="${modelHub}" must be an http(s) URL or a path on the app's origin ` +
+      `starting with "/" (e.g. https://models.example.org/ or /models/).`,
+  );
+}
+
 export default defineConfig({
   plugins: [
     react(),
@@ -18,17 +28,48 @@ export default defineConfig({
     // app, its workers, wasm and the word vectors. Why vite-plugin-pwa: it builds the precache
     // list from Vite's own output (hashed names), so no hand-written caching code goes stale.
     // 'prompt': a new version waits until the reader chooses to reload (never forced mid-task).
+    // injectManifest (our own src/sw/sw.ts, still Workbox's precaching) rather than generateSW:
+    // the worker also adds the cross-origin isolation headers a static host does not send
+    // (docs/deploy.md), and generateSW has no place to change responses. The output keeps the
+    // name sw.js, so a deployment that had the generated worker updates in place.
     VitePWA({
       registerType: 'prompt',
       injectRegister: null,
-      manifest: false,
-      workbox: {
+      strategies: 'injectManifest',
+      srcDir: 'src/sw',
+      filename: 'sw.ts',
+      // The icons are in the glob above already; the plugin adds manifest.webmanifest itself.
+      includeManifestIcons: false,
+      injectManifest: {
         globPatterns: ['**/*.{js,css,html,wasm,bin,json,svg,png}'],
         globIgnores: ['**/*.map'],
         // The word vectors and the wasm runtimes are tens of MB each.
         maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
-        navigateFallback: null,
-        cleanupOutdatedCaches: true,
+      },
+      // Installable (docs/deploy.md): every URL relative to the manifest, which sits beside
+      // index.html, so the installed app works under whatever path the host gives it.
+      manifest: {
+        id: './',
+        name: 'FragRel Lens',
+        short_name: 'FragRel Lens',
+        description:
+          'Ask questions of one long text, in your browser, and see why each passage was picked.',
+        start_url: './',
+        scope: './',
+        display: 'standalone',
+        background_color: '#ffffff',
+        theme_color: '#1f4e8c',
+        icons: [
+          { src: 'icons/icon-192.png', sizes: '192x192', type: 'image/png' },
+          { src: 'icons/icon-512.png', sizes: '512x512', type: 'image/png' },
+          {
+            src: 'icons/icon-maskable-512.png',
+            sizes: '512x512',
+            type: 'image/png',
+            purpose: 'maskable',
+          },
+          { src: 'icons/icon.svg', sizes: 'any', type: 'image/svg+xml' },
+        ],
       },
     }),
   ],

@@ -3,6 +3,7 @@
  * defaults in one place. Stored in the library's settings under `ENGINE_SETTINGS_KEY`; keys are
  * not part of them (see keys.ts).
  */
+import { DEFAULT_HUB_HOST } from '../models/settings';
 import { AnthropicEngine } from './anthropic';
 import { OpenAiCompatibleEngine } from './openai';
 import type { EngineKind, LlmEngine } from './types';
@@ -70,7 +71,7 @@ export const defaultEngineSettings: Readonly<EngineSettings> = Object.freeze({
     model: 'claude-sonnet-4-5',
     contextLimit: 200_000,
   },
-  wllama: { url: '', contextSize: 4096, hub: 'https://huggingface.co', threads: 0 },
+  wllama: { url: '', contextSize: 4096, hub: DEFAULT_HUB_HOST.replace(/\/+$/, ''), threads: 0 },
   webllm: { modelId: DEFAULT_WEBLLM_MODEL },
 });
 

@@ -12,6 +12,7 @@
  */
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { Wllama } from '@wllama/wllama/esm/index.js';
+import { DEFAULT_HUB_HOST } from '../models/settings';
 import { errorText, hostOf, isAbort, STOPPED } from './errors';
 import { formatBytes, ggufCatalogueEntry } from './gguf-catalogue';
 import { defaultStallPolicy, guardCall, SpeedMemory, StallError, type StallPolicy } from './stall';
@@ -38,8 +39,8 @@ export interface WllamaOptions {
 
 export const defaultWllamaOptions: Readonly<WllamaOptions> = Object.freeze({ contextSize: 4096 });
 
-/** The hub a "owner/repo/file.gguf" shorthand resolves against. */
-export const HUB_HOST = 'https://huggingface.co';
+/** The hub a "owner/repo/file.gguf" shorthand resolves against (the deployment's, docs/deploy.md). */
+export const HUB_HOST = DEFAULT_HUB_HOST.replace(/\/+$/, '');
 
 /**
  * A model URL from what the person typed: a full http(s) URL as is, or the hub shorthand

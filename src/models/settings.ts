@@ -5,7 +5,34 @@
  * transformers.js and ONNX Runtime into its bundle.
  */
 
-export const DEFAULT_HUB_HOST = 'https://huggingface.co/';
+const HUGGING_FACE = 'https://huggingface.co/';
+
+/**
+ * The hub host models come from unless the person sets another: the one a deployment was built
+ * with (`VITE_MODEL_HUB`, docs/deploy.md: a mirror in the hub's layout, as a URL or as a path on
+ * the app's own origin such as `/models/`), else huggingface.co. A value that is not an http(s)
+ * URL falls back to huggingface.co with an error in the console (the build refuses it first,
+ * vite.config.ts).
+ */
+export function hubHostFromBuild(value: string | undefined, origin: string | undefined): string {
+  const text = value?.trim();
+  if (!text) return HUGGING_FACE;
+  try {
+    if (text.startsWith('/')) {
+      if (!origin) return HUGGING_FACE; // outside a page or worker (Node): no origin to lean on
+      return normaliseHost(new URL(text, origin).href);
+    }
+    return normaliseHost(text);
+  } catch (error) {
+    console.error(`FragRel: VITE_MODEL_HUB ignored: ${(error as Error).message}`);
+    return HUGGING_FACE;
+  }
+}
+
+export const DEFAULT_HUB_HOST = hubHostFromBuild(
+  import.meta.env?.VITE_MODEL_HUB as string | undefined,
+  globalThis.location?.origin,
+);
 /** The hub's layout, `/{model}/resolve/{revision}/{file}`; transformers.js fills it in. */
 export const DEFAULT_REMOTE_PATH_TEMPLATE = '{model}/resolve/{revision}/';
 /** Texts per model call. Bigger batches pad more; 16 is a good middle for short fragments. */
@@ -19,10 +46,10 @@ export function normaliseHost(host: string): string {
   try {
     url = new URL(withScheme);
   } catch {
-    throw new Error(`The hub host "${host}" is not a URL. Use e.g. ${DEFAULT_HUB_HOST}.`);
+    throw new Error(`The hub host "${host}" is not a URL. Use e.g. ${HUGGING_FACE}.`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new Error(`The hub host "${host}" must be an http(s) URL, e.g. ${DEFAULT_HUB_HOST}.`);
+    throw new Error(`The hub host "${host}" must be an http(s) URL, e.g. ${HUGGING_FACE}.`);
   }
   return url.href.endsWith('/') ? url.href : `${url.href}/`;
 }

@@ -11,7 +11,7 @@ import {
 } from '../../llm/settings';
 import type { EngineKind, LlmError } from '../../llm/types';
 import { WEBLLM_MODELS, describeWebLlmModel } from '../../llm/webllm-catalogue';
-import { ggufUrl } from '../../llm/wllama';
+import { WllamaEngine, ggufUrl } from '../../llm/wllama';
 import { GgufCatalogue } from './GgufCatalogue';
 import type { LocalModelState } from './useLocalModel';
 
@@ -408,6 +408,14 @@ function WebLlmFields(props: EngineSettingsProps & { idPrefix: string }) {
   );
 }
 
+/**
+ * The CPU threads a local model runs on (null for other engines): worth showing, because a page
+ * that is not cross-origin isolated runs it on one thread (docs/deploy.md).
+ */
+function engineThreads(engine: unknown): number | null {
+  return engine instanceof WllamaEngine ? engine.model.threads : null;
+}
+
 function LocalStatus({
   local,
   onLoad,
@@ -452,9 +460,15 @@ function LocalStatus({
         </span>
       )}
       {local?.status === 'ready' && local.engine && (
-        <span role="status" data-testid="local-model-ready">
+        <span
+          role="status"
+          data-testid="local-model-ready"
+          data-threads={engineThreads(local.engine) ?? undefined}
+        >
           Ready: {local.engine.label} · context {local.engine.contextLimit.toLocaleString('en')}{' '}
           tokens
+          {engineThreads(local.engine) !== null &&
+            ` · ${engineThreads(local.engine)} CPU thread${engineThreads(local.engine) === 1 ? '' : 's'}`}
         </span>
       )}
       {local?.status === 'error' && local.error && local.error.code !== 'aborted' && (
