@@ -36,7 +36,7 @@ export function CarryPanel({
         ref={picker}
         type="file"
         hidden
-        accept=".zip"
+        accept=".zip,.parquet"
         aria-label="Library file to import"
         onChange={(ev) => {
           const file = ev.target.files?.[0];

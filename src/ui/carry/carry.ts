@@ -2,7 +2,9 @@
  * @file Export and import of library files in the page: the store makes and reads the file
  * (store/carry.ts); here it is saved through a download and read from a chosen file.
  */
+import { parquetImportProblem } from '../../store/parquet/recognise';
 import {
+  LibraryFileError,
   LIBRARY_FILE_EXTENSION,
   packLibrary,
   unpackLibrary,
@@ -38,7 +40,11 @@ export async function importFromFile(
   library: Library,
   file: Blob,
 ): Promise<{ added: string[]; skipped: string[]; settings: boolean }> {
-  const { records } = unpackLibrary(new Uint8Array(await file.arrayBuffer()));
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  // A Parquet file (or a zip of them) is told apart first, so its message says what it is.
+  const parquet = await parquetImportProblem(bytes);
+  if (parquet) throw new LibraryFileError(parquet);
+  const { records } = unpackLibrary(bytes);
   const result = await library.importRecords(records);
   return { ...result, settings: records.settings.length > 0 };
 }
