@@ -13,13 +13,18 @@ import {
 } from '../../store';
 
 /** A file name from a document name: no path separators or control characters. */
-function safeName(name: string): string {
+export function safeName(name: string): string {
   return name.replace(/[\\/:*?"<>|\p{Cc}]+/gu, '_').slice(0, 80) || 'library';
 }
 
 /** Offer `bytes` as a download named `name`. */
 function download(bytes: Uint8Array, name: string): void {
-  const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: 'application/zip' }));
+  downloadBlob(new Blob([bytes as BlobPart], { type: 'application/zip' }), name);
+}
+
+/** Offer a Blob as a download named `name`. */
+export function downloadBlob(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
   a.download = name;
