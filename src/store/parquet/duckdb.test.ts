@@ -137,15 +137,16 @@ async function runDocument(docId: string): Promise<RunDocumentIndex> {
 interface Case {
   docIds: () => string[];
   question: string;
+  mode?: 'dense' | 'bm25';
   options: Partial<RankOptions> & { relations: RunRelationKind[] };
 }
 
 /** The core's ranking and selection against the SQL's for one question. */
-async function compare({ docIds, question, options }: Case) {
+async function compare({ docIds, question, options, mode = 'dense' }: Case) {
   const ids = docIds();
   const run = buildRun(await Promise.all(ids.map(runDocument)));
   const [vector] = [await staticEmbedder(model).embed([question], { kind: 'query' })];
-  const independent = runIndependentScores(run, { tokens: tokenize(question), vector }, 'dense');
+  const independent = runIndependentScores(run, { tokens: tokenize(question), vector }, mode);
   const o = { alpha: 0.5, wRel: 0.3, budget: 2000, maxSelected: Infinity, ...options };
   const ranked = rankRun(run, independent, { ...o, listed: run.size });
 
@@ -297,12 +298,25 @@ describe('the Parquet export read by DuckDB and scored by the documented SQL', (
     expect(selected).toHaveLength(10);
   });
 
-  it('the book and the repository together: the book has empty code rows, ties by document order', async () => {
+  it('the book and the repository together: the book has empty code rows (0 in the mean)', async () => {
     await compare({
       docIds: () => [repoId, bookId],
       question: 'how is the environment score of a fragment computed from its neighbours',
       options: { relations: ['context', 'code'] },
     });
+  });
+
+  it('exact ties (BM25 scores of 0, no relation) rank by document order, then index', async () => {
+    const { ranked } = await compare({
+      docIds: () => [repoId, bookId],
+      question: 'Netherfield ball',
+      mode: 'bm25',
+      options: { relations: [] },
+    });
+    const zeros = Array.from(ranked.top).filter((i) => ranked.scores.final[i] === 0);
+    expect(zeros.length).toBeGreaterThan(1000);
+    // The repository's windows (laid out first) before the book's fragments, each in order.
+    expect(zeros).toEqual([...zeros].sort((a, b) => a - b));
   });
 
   it('no relation on: the environment is 0 and the final score the independent one', async () => {
