@@ -46,15 +46,14 @@ async function readBack(bytes: Uint8Array): Promise<ParquetKind> {
   }
 }
 
-const IMPORT_READS =
-  'Import library… reads the .fragrel.zip files that Export library writes; nothing was changed.';
+const IMPORT_READS = 'Import library… reads the .fragrel.zip files that Export library writes.';
 
 function describe(name: string, read: ParquetKind): string {
   switch (read.kind) {
     case 'damaged':
       return `${name} is a damaged or cut-short Parquet file: it cannot be read. ${IMPORT_READS}`;
     case 'ours':
-      return `${name} is FragRel Lens's Parquet export (${PARQUET_EXPORT_EXTENSION}), made for other engines such as DuckDB or Spark; it does not carry the source texts a library needs. Import the .fragrel.zip from Export library instead; nothing was changed.`;
+      return `${name} is FragRel Lens's Parquet export (${PARQUET_EXPORT_EXTENSION}), made for other engines such as DuckDB or Spark; it does not carry the source texts a library needs. Import the .fragrel.zip from Export library instead.`;
     case 'foreign': {
       const shown = read.columns.slice(0, 6).join(', ');
       const more = read.columns.length > 6 ? `, … (${read.columns.length} columns)` : '';
