@@ -146,8 +146,9 @@ class TableWriter {
       columnData: specs.map((spec, c) => ({
         name: spec.name,
         data: this.columns[c],
-        // Statistics of free text and of vectors help no reader; they cost time.
-        statistics: spec.name !== 'text' && spec.name !== 'vector',
+        ...(spec.plain ? { encoding: 'PLAIN' as const, statistics: false } : {}),
+        // Statistics of free text help no reader; they cost time.
+        ...(spec.name === 'text' ? { statistics: false } : {}),
       })),
       rowGroupSize: this.rows,
     });
