@@ -17,6 +17,7 @@ import { scaleBookSection } from './scale-book';
 import { scaleRepoSection } from './scale-repo';
 import { machine, writeResults } from './results-file';
 import { speedSection } from './speed';
+import { parquetExportSection } from './parquet-export';
 
 export interface BenchSection {
   name: string;
@@ -44,6 +45,7 @@ const sections: BenchSection[] = [
   scaleReadSection,
   scaleRepoSection,
   scaleBookSection,
+  parquetExportSection,
 ];
 
 async function main() {

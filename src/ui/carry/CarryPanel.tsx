@@ -5,6 +5,7 @@
 import { useRef } from 'react';
 import type { Library } from '../../store';
 import { exportToFile, importFromFile } from './carry';
+import { ParquetExport } from './ParquetExport';
 
 export function CarryPanel({
   library,
@@ -29,6 +30,7 @@ export function CarryPanel({
       >
         Export library
       </button>{' '}
+      <ParquetExport library={library} notify={notify} />{' '}
       <button type="button" onClick={() => picker.current?.click()}>
         Import library…
       </button>
@@ -36,7 +38,7 @@ export function CarryPanel({
         ref={picker}
         type="file"
         hidden
-        accept=".zip"
+        accept=".zip,.parquet"
         aria-label="Library file to import"
         onChange={(ev) => {
           const file = ev.target.files?.[0];

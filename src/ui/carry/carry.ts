@@ -2,7 +2,9 @@
  * @file Export and import of library files in the page: the store makes and reads the file
  * (store/carry.ts); here it is saved through a download and read from a chosen file.
  */
+import { parquetImportProblem } from '../../store/parquet/recognise';
 import {
+  LibraryFileError,
   LIBRARY_FILE_EXTENSION,
   packLibrary,
   unpackLibrary,
@@ -11,13 +13,18 @@ import {
 } from '../../store';
 
 /** A file name from a document name: no path separators or control characters. */
-function safeName(name: string): string {
+export function safeName(name: string): string {
   return name.replace(/[\\/:*?"<>|\p{Cc}]+/gu, '_').slice(0, 80) || 'library';
 }
 
 /** Offer `bytes` as a download named `name`. */
 function download(bytes: Uint8Array, name: string): void {
-  const url = URL.createObjectURL(new Blob([bytes as BlobPart], { type: 'application/zip' }));
+  downloadBlob(new Blob([bytes as BlobPart], { type: 'application/zip' }), name);
+}
+
+/** Offer a Blob as a download named `name`. */
+export function downloadBlob(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
   const a = document.createElement('a');
   a.href = url;
   a.download = name;
@@ -38,7 +45,11 @@ export async function importFromFile(
   library: Library,
   file: Blob,
 ): Promise<{ added: string[]; skipped: string[]; settings: boolean }> {
-  const { records } = unpackLibrary(new Uint8Array(await file.arrayBuffer()));
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  // A Parquet file (or a zip of them) is told apart first, so its message says what it is.
+  const parquet = await parquetImportProblem(bytes);
+  if (parquet) throw new LibraryFileError(parquet);
+  const { records } = unpackLibrary(bytes);
   const result = await library.importRecords(records);
   return { ...result, settings: records.settings.length > 0 };
 }

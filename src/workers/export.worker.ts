@@ -1,0 +1,18 @@
+/// <reference lib="webworker" />
+/**
+ * @file The export worker: writes the library as Parquet (export-handlers.ts) off the UI thread.
+ * Started for one export and ended after it, so its memory goes back at once.
+ */
+import { openLibrary } from '../store';
+import { createExportHandlers } from './export-handlers';
+import { serveWorker, type Handler } from './host';
+import { libraryOpener } from './index-store';
+
+export type { ExportApi } from './export-handlers';
+
+serveWorker(
+  self as unknown as Parameters<typeof serveWorker>[0],
+  createExportHandlers({
+    library: libraryOpener((name) => openLibrary(name)),
+  }) as unknown as Record<string, Handler>,
+);
