@@ -22,7 +22,6 @@ export interface ExportParquetResult extends ParquetExportSummary {
 }
 
 export interface ExportApi {
-  [kind: string]: { payload: unknown; result: unknown };
   exportParquet: { payload: ExportParquetRequest; result: ExportParquetResult };
 }
 

@@ -4,15 +4,15 @@
  * Started for one export and ended after it, so its memory goes back at once.
  */
 import { openLibrary } from '../store';
-import { createExportHandlers } from './export-handlers';
-import { serveWorker, type Handler } from './host';
+import { createExportHandlers, type ExportApi } from './export-handlers';
+import { serveWorker } from './host';
 import { libraryOpener } from './index-store';
 
 export type { ExportApi } from './export-handlers';
 
-serveWorker(
+serveWorker<ExportApi>(
   self as unknown as Parameters<typeof serveWorker>[0],
   createExportHandlers({
     library: libraryOpener((name) => openLibrary(name)),
-  }) as unknown as Record<string, Handler>,
+  }),
 );
