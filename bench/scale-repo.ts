@@ -19,7 +19,8 @@
  *
  * Run: `npm run bench -- scale-repo` (builds dist/ first), or against an existing build:
  * `SCALE_REPO_DIST=dist-scale2 nice -n 5 npx tsx bench/run.ts scale-repo`. Not part of
- * `npm test`. SCALE_REPO_ONLY picks runs (million, small, cancel, folder, folder-cancel);
+ * `npm test`. SCALE_REPO_ONLY picks runs (million, small, cancel, folder, folder-cancel, oneline:
+ * SCALE_REPO_SMALL_FILES one-line files of one shape, whose vectors are all identical);
  * SCALE_REPO_SMALL_FILES sets the
  * small zip's file count (30,000); SCALE_REPO_TIMEOUT_S its time limit (300 s; a loaded machine
  * needs more); SCALE_REPO_CANCEL_AT the seconds after the drop (or the stage, e.g. Saving) at which the cancel runs click
@@ -271,6 +272,19 @@ export function smallFiles(count: number = SMALL_FILES): {
     }
   }
   return { sources, packages: roots.size, distinct };
+}
+
+/**
+ * `count` one-line files of one shape (`f<i>.js`: `export const value = <i>;`): their windows'
+ * vectors are identical (numbers carry no GloVe vector), the case where the semantic relation's
+ * inverted file used to meet all pairs (duplicates.ts in src/core/relations).
+ */
+export function oneLineFiles(count: number = SMALL_FILES): Source[] {
+  return Array.from({ length: count }, (_, i) => ({
+    zipPath: `f${i}.js`,
+    bytes: new TextEncoder().encode(`export const value = ${i};\n`),
+    lines: 1,
+  }));
 }
 
 /**
@@ -826,6 +840,18 @@ export const scaleRepoSection: BenchSection = {
             browser,
             `small-${SMALL_FILES}.zip`,
             smallZip,
+            Number(process.env.SCALE_REPO_TIMEOUT_S ?? 300) * 1000,
+            { query: false },
+            log,
+          ),
+        );
+      }
+      if (only.includes('oneline')) {
+        await timed(() =>
+          runOnce(
+            browser,
+            `oneline-${SMALL_FILES}.zip`,
+            zip('oneline', oneLineFiles()),
             Number(process.env.SCALE_REPO_TIMEOUT_S ?? 300) * 1000,
             { query: false },
             log,
