@@ -7,9 +7,10 @@ import { JA_BOOK } from '../test/scripts/samples';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal } from './support/local-page';
 import { openAdvanced } from './support/advanced';
+import { datasetPath } from '../test/datasets';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
+const ALICE = datasetPath('gutenberg', 'pg11.txt');
 const PICOMATCH = resolve(HERE, '../node_modules/picomatch');
 
 /** picomatch's sources zipped under one top folder, with `edit` applied to lib/utils.js. */

