@@ -7,9 +7,11 @@ import { fakeLlm } from '../pipelines/testing';
 import {
   answerOne,
   defaultAnswerRunOptions,
+  dryRunCost,
   estimateCost,
   pipelineLibraryFor,
   summarizeAnswers,
+  timeOnEngineMs,
   type AnswerPipeline,
   type AnswerResult,
 } from './answer-run';
@@ -85,6 +87,26 @@ describe('answer evaluation', () => {
     expect(f.tokensIn).toBeGreaterThan(10 * 1000);
     const l = await estimateCost(longrag, item, 10, 8192, defaultAnswerRunOptions, signal);
     expect(l.calls).toBeGreaterThan(f.calls);
+    // The same dry run the pipelines panel asks for one question (the sample is its multiple).
+    const input = {
+      question: item.prompt,
+      library: pipelineLibraryFor(item, defaultAnswerRunOptions),
+    };
+    const one = await dryRunCost(longrag, input, 8192, signal);
+    expect(one).toEqual({
+      calls: l.calls / 10,
+      tokensIn: l.tokensIn / 10,
+      tokensOut: l.tokensOut / 10,
+    });
+  });
+
+  it('turns a cost into time on an engine of measured speed (hand-computed)', () => {
+    // 1,000 prompt tokens at 50 tokens/s is 20 s; 60 answer tokens at 6 tokens/s is 10 s.
+    const ms = timeOnEngineMs(
+      { calls: 3, tokensIn: 1000, tokensOut: 60 },
+      { promptTokensPerSecond: 50, tokensPerSecond: 6 },
+    );
+    expect(ms).toBeCloseTo(30_000, 6);
   });
 
   it('summarises per pipeline (hand-computed)', () => {

@@ -49,6 +49,10 @@ import { AgreementView } from './AgreementView';
 import { CompareColumn, type ColumnRun } from './CompareColumn';
 import { acquireEngine, engineOptions, type EngineChoice } from './engines';
 import { PriceTable } from './PriceTable';
+import { dryRunCost, type AnswerPipeline } from '../../core/eval/answer-run';
+import { isApiEngine } from '../../llm/settings';
+import { recordingSpeed, speedKey } from '../pipelines/engine-speed';
+import { RunEstimate, useCostGate, type EstimateRow } from '../pipelines/RunEstimate';
 import { UsageOverlay } from './UsageOverlay';
 import './compare.css';
 
@@ -106,6 +110,7 @@ export function ComparePanel({
   const reranker = useRef<{ id: string; model: Promise<PipelineReranker> } | null>(null);
   const [now, setNow] = useState(0);
   const [open, setOpen] = useState(false);
+  const gate = useCostGate();
 
   const stopAll = useCallback(() => {
     for (const c of controllers.current.values()) c.abort();
@@ -269,7 +274,10 @@ export function ComparePanel({
           {
             question: result.question,
             library: pipeline === 'plain' ? plain : library,
-            llm: pipelineLlm(acquired),
+            // Each answer's speed is kept for the next estimate on this engine.
+            llm: pipelineLlm(
+              recordingSpeed(acquired, speedKey(column.engine.kind, column.engine.model)),
+            ),
             ...(loadedReranker ? { reranker: loadedReranker } : {}),
             ...(loadedEmbedder ? { embedder: loadedEmbedder } : {}),
             ...(memory ? { memory } : {}),
@@ -319,6 +327,55 @@ export function ComparePanel({
     settingsOf,
     stopAll,
   ]);
+
+  // Before anything is sent: each column's calls and tokens by a dry run on its own engine's
+  // context window (nothing goes to any engine), then the comparison, or the question above the
+  // threshold (the columns' calls added up).
+  const requestCompare = () => {
+    if (!result || !library) return;
+    const controller = new AbortController();
+    void gate.request(
+      async () => {
+        const plain = plainRetrievalLibrary(library, {
+          costs: result.costs,
+          budget: result.budget,
+          ...(result.maxSelected !== undefined ? { maxSelected: result.maxSelected } : {}),
+        });
+        const dryEmbedder = chosen.includes('qrmem')
+          ? await pipelineEmbedder(embedder, controller.signal)
+          : undefined;
+        const rows: EstimateRow[] = [];
+        for (const p of chosen) {
+          const option = options.find((o) => o.id === (engineOf[p] ?? 'current')) ?? options[0];
+          const settings = settingsOf[p] ?? defaultPipelineSettings;
+          const runner: AnswerPipeline = (input) =>
+            runPipeline(
+              registryId(p),
+              { ...input, ...(p === 'qrmem' && dryEmbedder ? { embedder: dryEmbedder } : {}) },
+              settings,
+            );
+          const contextLimit =
+            option.id !== 'current' && isApiEngine(option.kind)
+              ? engine.settings[option.kind].contextLimit
+              : engine.contextLimit;
+          const cost = await dryRunCost(
+            runner,
+            { question: result.question, library: p === 'plain' ? plain : library },
+            contextLimit,
+            controller.signal,
+          );
+          rows.push({
+            label: COMPARE_PIPELINE_NAMES[p],
+            cost,
+            floor: p === 'segment' || p === 'qrmem',
+            engine: option,
+          });
+        }
+        return rows;
+      },
+      () => void start(),
+    );
+  };
 
   const agreement = useMemo(() => {
     const done = comparison?.columns.filter((c) => c.status === 'done') ?? [];
@@ -410,8 +467,8 @@ export function ComparePanel({
               <button
                 type="button"
                 className="primary"
-                onClick={() => void start()}
-                disabled={running || blocker !== null}
+                onClick={requestCompare}
+                disabled={running || blocker !== null || gate.estimating || gate.pending}
               >
                 Compare {chosen.length} pipelines
               </button>
@@ -422,6 +479,11 @@ export function ComparePanel({
               )}
             </div>
             {blocker && !running && <p className="engine__hint">{blocker}</p>}
+            <RunEstimate
+              gate={gate}
+              prices={prices}
+              runLabel={`Compare ${chosen.length} pipelines`}
+            />
             {comparison && (
               <div className="compare__result" data-testid="compare-result">
                 <p className="answer__question">Question: “{comparison.question}”</p>
