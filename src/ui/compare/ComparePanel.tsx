@@ -38,21 +38,15 @@ import { useEngine } from '../answer/useEngine';
 import { pipelineLibraryOf } from '../pipelines/library';
 import { PipelineSettingsForm } from '../pipelines/PipelineSettingsForm';
 import type { PipelinesPanelProps } from '../pipelines/PipelinesPanel';
-import {
-  defaultPipelineSettings,
-  runPipeline,
-  type PipelineId,
-  type PipelineSettings,
-} from '../pipelines/registry';
+import { defaultPipelineSettings, runPipeline, type PipelineSettings } from '../pipelines/registry';
 import { pipelineEmbedder } from '../qrmem/embedder';
 import { AgreementView } from './AgreementView';
 import { CompareColumn, type ColumnRun } from './CompareColumn';
 import { acquireEngine, engineOptions, type EngineChoice } from './engines';
 import { PriceTable } from './PriceTable';
-import { dryRunCost, type AnswerPipeline } from '../../core/eval/answer-run';
-import { isApiEngine } from '../../llm/settings';
 import { recordingSpeed, speedKey } from '../pipelines/engine-speed';
-import { RunEstimate, useCostGate, type EstimateRow } from '../pipelines/RunEstimate';
+import { RunEstimate, useCostGate } from '../pipelines/RunEstimate';
+import { compareEstimate, registryId } from './estimate';
 import { UsageOverlay } from './UsageOverlay';
 import './compare.css';
 
@@ -72,9 +66,6 @@ const SUMMARIES: Record<ComparePipelineId, string> = {
   segment: 'A note per segment, filtered and merged, then answer (one call per segment and more).',
   qrmem: 'An entity graph built for the question and navigated (many calls: prefer an API).',
 };
-
-/** The registry's pipeline and settings form for a column (plain retrieval is FragRel's). */
-const registryId = (p: ComparePipelineId): PipelineId => (p === 'plain' ? 'fragrel' : p);
 
 interface Comparison {
   seq: number;
@@ -328,51 +319,17 @@ export function ComparePanel({
     stopAll,
   ]);
 
-  // Before anything is sent: each column's calls and tokens by a dry run on its own engine's
-  // context window (nothing goes to any engine), then the comparison, or the question above the
-  // threshold (the columns' calls added up).
+  // Before anything is sent: each column's calls and tokens by a dry run (estimate.ts), then the
+  // comparison, or the question above the threshold (the columns' calls added up).
   const requestCompare = () => {
     if (!result || !library) return;
-    const controller = new AbortController();
+    const signal = new AbortController().signal;
     void gate.request(
-      async () => {
-        const plain = plainRetrievalLibrary(library, {
-          costs: result.costs,
-          budget: result.budget,
-          ...(result.maxSelected !== undefined ? { maxSelected: result.maxSelected } : {}),
-        });
-        const dryEmbedder = chosen.includes('qrmem')
-          ? await pipelineEmbedder(embedder, controller.signal)
-          : undefined;
-        const rows: EstimateRow[] = [];
-        for (const p of chosen) {
-          const option = options.find((o) => o.id === (engineOf[p] ?? 'current')) ?? options[0];
-          const settings = settingsOf[p] ?? defaultPipelineSettings;
-          const runner: AnswerPipeline = (input) =>
-            runPipeline(
-              registryId(p),
-              { ...input, ...(p === 'qrmem' && dryEmbedder ? { embedder: dryEmbedder } : {}) },
-              settings,
-            );
-          const contextLimit =
-            option.id !== 'current' && isApiEngine(option.kind)
-              ? engine.settings[option.kind].contextLimit
-              : engine.contextLimit;
-          const cost = await dryRunCost(
-            runner,
-            { question: result.question, library: p === 'plain' ? plain : library },
-            contextLimit,
-            controller.signal,
-          );
-          rows.push({
-            label: COMPARE_PIPELINE_NAMES[p],
-            cost,
-            floor: p === 'segment' || p === 'qrmem',
-            engine: option,
-          });
-        }
-        return rows;
-      },
+      () =>
+        compareEstimate(
+          { chosen, options, engineOf, settingsOf, engine, result, library, embedder },
+          signal,
+        ),
       () => void start(),
     );
   };

@@ -18,13 +18,18 @@ const STORAGE_KEY = 'fragrel-lens:engine-speeds';
 /** An engine's key in the table: its kind and model ("wllama|SmolLM2-135M.gguf"). */
 export const speedKey = (kind: string, model: string) => `${kind}|${model}`;
 
+// The page's copy, read from localStorage once (where there is none, the page keeps its own).
+let speeds: Record<string, EngineSpeed> | null = null;
+
 function readAll(): Record<string, EngineSpeed> {
+  if (speeds) return speeds;
   try {
     const raw: unknown = JSON.parse(globalThis.localStorage?.getItem(STORAGE_KEY) ?? '{}');
-    return raw && typeof raw === 'object' ? (raw as Record<string, EngineSpeed>) : {};
+    speeds = raw && typeof raw === 'object' ? (raw as Record<string, EngineSpeed>) : {};
   } catch {
-    return {};
+    speeds = {};
   }
+  return speeds;
 }
 
 /** The measured speed of an engine, or null before its first measured answer. */
