@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { prng } from '../prng';
-import type { CsrMatrix, VectorSet } from '../types';
+import type { VectorSet } from '../types';
 import { dot, normalizeRows } from '../vectors';
 import { distinctRows } from './duplicates';
 import { semanticNeighbours, type SemanticBuildOptions, type SemanticWork } from './semantic';
 import { toSegments } from './segments';
+import { bruteForceKnn, csrRows } from './knn-testing';
 
 /** `count` copies of one random unit vector (a repository of one-line files of one shape). */
 function identical(count: number, dim: number): VectorSet {
@@ -34,30 +35,8 @@ function mostlyCopies(count: number, dim: number, seed: number): VectorSet {
   return normalizeRows({ dim, count, data });
 }
 
-/** Each fragment's k best positive cosines in its document, by sorting every candidate. */
-function bruteForce(v: VectorSet, segments: number[], k: number): Map<number, number>[] {
-  const rows: Map<number, number>[] = [];
-  for (let s = 0; s + 1 < segments.length; s++) {
-    for (let i = segments[s]; i < segments[s + 1]; i++) {
-      const candidates: { j: number; w: number }[] = [];
-      for (let j = segments[s]; j < segments[s + 1]; j++) {
-        if (j === i) continue;
-        const w = dot(v.data, i * v.dim, v.data, j * v.dim, v.dim);
-        if (w > 0) candidates.push({ j, w });
-      }
-      candidates.sort((a, b) => b.w - a.w || a.j - b.j);
-      rows.push(new Map(candidates.slice(0, k).map((c) => [c.j, Math.fround(c.w)])));
-    }
-  }
-  return rows;
-}
-
-const rowsOf = (m: CsrMatrix) =>
-  Array.from({ length: m.size }, (_, i) => {
-    const row = new Map<number, number>();
-    for (let p = m.rowPtr[i]; p < m.rowPtr[i + 1]; p++) row.set(m.col[p], m.weight[p]);
-    return row;
-  });
+const rowsOf = csrRows;
+const bruteForce = bruteForceKnn;
 
 const work = (v: VectorSet, options: SemanticBuildOptions): SemanticWork => {
   const counted = { products: 0, offers: 0 };
