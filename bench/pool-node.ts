@@ -8,8 +8,11 @@
  *
  *   flock /tmp/bench.lock npx tsx bench/pool-node.ts [members=2]
  *
- * POOL_NODE_FILES=N keeps the first N files (a quick check).
+ * POOL_NODE_FILES=N keeps the first N files (a quick check). Writes bench/results/pool-node.json
+ * (POOL_NODE_APPEND=1 keeps the file's earlier runs before this one).
  */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,9 +31,16 @@ import { parseFilesOnPool } from '../src/workers/index-handlers';
 import { shareArrays } from '../src/workers/pool';
 import { ingestMillionLines } from './scale-repo';
 import { nodePool } from '../test/pool-node';
+import { resultsDir } from './results-file';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const log = (s: string) => process.stderr.write(`[pool-node] ${s}\n`);
+const logged: string[] = [];
+const log = (s: string) => {
+  logged.push(`[pool-node] ${s}`);
+  process.stderr.write(`[pool-node] ${s}\n`);
+};
+const steps: { step: string; wallS: number; cpuS: number; load1: number[] }[] = [];
+const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trimEnd();
 
 async function timed<T>(
   what: string,
@@ -42,6 +52,12 @@ async function timed<T>(
   const ms = performance.now() - t;
   const c = process.cpuUsage(cpu0);
   const cpuMs = (c.user + c.system) / 1000;
+  steps.push({
+    step: what,
+    wallS: Number((ms / 1000).toFixed(2)),
+    cpuS: Number((cpuMs / 1000).toFixed(2)),
+    load1: os.loadavg().map((x) => Number(x.toFixed(1))),
+  });
   log(
     `${what}: ${(ms / 1000).toFixed(2)} s wall, ${(cpuMs / 1000).toFixed(2)} s CPU; load ${os
       .loadavg()
@@ -53,6 +69,7 @@ async function timed<T>(
 
 async function main() {
   const members = Number(process.argv[2] ?? 2);
+  const uptimeBefore = uptime();
   const doc = await ingestMillionLines();
   const files = doc.files
     .slice(0, Number(process.env.POOL_NODE_FILES ?? Infinity))
@@ -127,6 +144,38 @@ async function main() {
   }
   log(`equal: parse and code relation (${a.col.length} weights)`);
   pool.terminate();
+  writeRun(members, {
+    date: new Date().toISOString(),
+    uptimeBeforeAfter: [uptimeBefore, uptime()],
+    steps,
+    log: logged,
+  });
+}
+
+/**
+ * bench/results/pool-node.json: this run, after the earlier runs kept in the file when
+ * POOL_NODE_APPEND=1 (two runs at different loads say more than one on a shared machine).
+ */
+function writeRun(members: number, run: object) {
+  const file = path.join(resultsDir, 'pool-node.json');
+  const earlier =
+    process.env.POOL_NODE_APPEND === '1' && existsSync(file)
+      ? (JSON.parse(readFileSync(file, 'utf8')) as { runs: object[] }).runs
+      : [];
+  const out = {
+    section: 'pool-node',
+    command: `flock /tmp/bench.lock npx tsx bench/pool-node.ts ${members}`,
+    cores: os.cpus().length,
+    node: process.version,
+    note:
+      'The million-line repository of bench/scale-repo.ts in Node: parse and the code relation on ' +
+      `this thread and on a pool of ${members} worker_threads (the app's WorkerPool and ` +
+      "WorkerClient); results equal. CPU is process.cpuUsage (all threads). Load: the steps' " +
+      'load1 and the uptime before and after (other engineers share the machine).',
+    runs: [...earlier, run],
+  };
+  writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`);
+  log(`results written to ${path.relative(process.cwd(), file)}`);
 }
 
 main().catch((e) => {

@@ -276,9 +276,22 @@ async function answerSpeed(browser: Browser, mirror: HubMirror, threads: number)
       .locator('[data-testid="answer-panel"][data-state="done"]')
       .waitFor({ timeout: 1_800_000 });
     const text = page.getByTestId('answer-text');
+    // wllama reports no prompt token count with its answer (data-prompt-tokens stays empty, which
+    // Number() read as 0): the count is the prompt's own, measured by the model's tokenizer
+    // before sending (the prompt details: "N prompt tokens of M available"; "about N" where only
+    // estimated, recorded as such).
+    const engineCount = await text.getAttribute('data-prompt-tokens');
+    const summary = (await page.getByTestId('prompt-summary').textContent()) ?? '';
+    const fitted = /(about )?([\d,]+) prompt tokens of/.exec(summary);
+    if (!engineCount && !fitted) throw new Error(`No prompt token count on the page: “${summary}”`);
     return {
       threads,
-      promptTokens: Number(await text.getAttribute('data-prompt-tokens')),
+      promptTokens: engineCount ? Number(engineCount) : Number(fitted![2].replace(/,/g, '')),
+      promptTokensFrom: engineCount
+        ? 'engine'
+        : fitted![1]
+          ? 'estimate (words)'
+          : "the model's tokenizer, before sending",
       promptTokensPerSecond: Number(await text.getAttribute('data-prompt-tokens-per-second')),
       tokensPerSecond: Number(await text.getAttribute('data-tokens-per-second')),
       wallMs: Date.now() - started,

@@ -31,6 +31,8 @@ export interface SectionOutput {
   results: unknown;
   /** Human-readable summary, printed. */
   markdown: string;
+  /** The results file's name when not the section's (bench/results/<file>.json). */
+  file?: string;
 }
 
 const sections: BenchSection[] = [
@@ -65,7 +67,7 @@ async function main() {
     const log = (line: string) => process.stderr.write(`[${section.name}] ${line}\n`);
     log(section.description);
     const out = await section.run(log);
-    const file = writeResults(section.name, out.results);
+    const file = writeResults(out.file ?? section.name, out.results);
     console.log(`## ${section.name}\n\n${out.markdown}\n`);
     log(`results written to ${path.relative(process.cwd(), file)}`);
   }

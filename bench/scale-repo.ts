@@ -19,7 +19,8 @@
  *
  * Run: `npm run bench -- scale-repo` (builds dist/ first), or against an existing build:
  * `SCALE_REPO_DIST=dist-scale2 nice -n 5 npx tsx bench/run.ts scale-repo`. Not part of
- * `npm test`. SCALE_REPO_ONLY picks runs (million, small, cancel, folder, folder-cancel);
+ * `npm test`. SCALE_REPO_ONLY picks runs (million, small, cancel, folder, folder-cancel, oneline:
+ * SCALE_REPO_SMALL_FILES one-line files of one shape, whose vectors are all identical);
  * SCALE_REPO_SMALL_FILES sets the
  * small zip's file count (30,000); SCALE_REPO_TIMEOUT_S its time limit (300 s; a loaded machine
  * needs more); SCALE_REPO_CANCEL_AT the seconds after the drop (or the stage, e.g. Saving) at which the cancel runs click
@@ -33,6 +34,10 @@
  * change event. folder-cancel clicks Cancel at SCALE_REPO_FOLDER_CANCEL_AT seconds (10).
  * SCALE_REPO_MEMORY=1 adds memory by context per stage (a profile: it forces garbage collections);
  * SCALE_REPO_TRACE=<file> traces a run without the question (the small zip, a folder) from the drop.
+ * SCALE_REPO_BEFORE_DIST=<dist> runs the same runs on an earlier build first, in the same
+ * invocation, and writes both (`before`, `after`, the command and the builds: the shape of
+ * bench/results/scale-repo-query.json, which was put together by hand from two invocations);
+ * SCALE_REPO_RESULTS=<name> writes bench/results/scale-repo-<name>.json instead of scale-repo.json.
  */
 import {
   existsSync,
@@ -43,6 +48,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -271,6 +277,19 @@ export function smallFiles(count: number = SMALL_FILES): {
     }
   }
   return { sources, packages: roots.size, distinct };
+}
+
+/**
+ * `count` one-line files of one shape (`f<i>.js`: `export const value = <i>;`): their windows'
+ * vectors are identical (numbers carry no GloVe vector), the case where the semantic relation's
+ * inverted file used to meet all pairs (duplicates.ts in src/core/relations).
+ */
+export function oneLineFiles(count: number = SMALL_FILES): Source[] {
+  return Array.from({ length: count }, (_, i) => ({
+    zipPath: `f${i}.js`,
+    bytes: new TextEncoder().encode(`export const value = ${i};\n`),
+    lines: 1,
+  }));
 }
 
 /**
@@ -797,91 +816,123 @@ export const scaleRepoSection: BenchSection = {
       `small: ${small.sources.length} files (${small.distinct} distinct) from ${small.packages} packages, ${(smallBytes / 2 ** 20).toFixed(1)} MB, zip ${(smallZip.length / 2 ** 20).toFixed(1)} MB`,
     );
     const only = (process.env.SCALE_REPO_ONLY ?? 'million,small,cancel').split(',');
-    const stop = await startPreview(PORT, DIST);
-    const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
-      args: MEASURE_MEMORY
-        ? [...chromiumArgs, '--enable-blink-features=ForceEagerMeasureMemory']
-        : chromiumArgs,
-    });
-    const runs: (RunResult & { loadBefore: number[]; loadAfter: number[] })[] = [];
-    const timed = async (f: () => Promise<RunResult>) => {
-      const loadBefore = os.loadavg().map((x) => Number(x.toFixed(2)));
-      const r = await f();
-      log(
-        `load ${os
-          .loadavg()
-          .map((x) => x.toFixed(2))
-          .join(' ')}`,
-      );
-      runs.push({ ...r, loadBefore, loadAfter: os.loadavg().map((x) => Number(x.toFixed(2))) });
-    };
-    try {
-      if (only.includes('million')) {
-        await timed(() => runOnce(browser, 'million.zip', bigZip, 480_000, { query: true }, log));
-      }
-      if (only.includes('small')) {
-        await timed(() =>
-          runOnce(
-            browser,
-            `small-${SMALL_FILES}.zip`,
-            smallZip,
-            Number(process.env.SCALE_REPO_TIMEOUT_S ?? 300) * 1000,
-            { query: false },
-            log,
-          ),
-        );
-      }
-      if (only.includes('folder') || only.includes('folder-cancel')) {
-        const folder = smallFiles(FOLDER_FILES);
-        const t = Date.now();
-        const dir = smallFolder(folder.sources);
+    // One build's runs (SCALE_REPO_ONLY), with the uptime before and after.
+    const measure = async (dist: string) => {
+      const uptimeBefore = uptimeLine();
+      const stop = await startPreview(PORT, dist);
+      const browser = await chromium.launch({
+        executablePath: '/usr/bin/chromium',
+        args: MEASURE_MEMORY
+          ? [...chromiumArgs, '--enable-blink-features=ForceEagerMeasureMemory']
+          : chromiumArgs,
+      });
+      const runs: (RunResult & { loadBefore: number[]; loadAfter: number[] })[] = [];
+      const timed = async (f: () => Promise<RunResult>) => {
+        const loadBefore = os.loadavg().map((x) => Number(x.toFixed(2)));
+        const r = await f();
         log(
-          `folder: ${folder.sources.length} files (${folder.distinct} distinct) in ${dir} (ready in ${((Date.now() - t) / 1000).toFixed(1)} s)`,
+          `load ${os
+            .loadavg()
+            .map((x) => x.toFixed(2))
+            .join(' ')}`,
         );
-        const name = `folder-${FOLDER_FILES}`;
-        if (only.includes('folder')) {
+        runs.push({ ...r, loadBefore, loadAfter: os.loadavg().map((x) => Number(x.toFixed(2))) });
+      };
+      try {
+        if (only.includes('million')) {
+          await timed(() => runOnce(browser, 'million.zip', bigZip, 480_000, { query: true }, log));
+        }
+        if (only.includes('small')) {
           await timed(() =>
             runOnce(
               browser,
-              name,
-              new Uint8Array(0),
+              `small-${SMALL_FILES}.zip`,
+              smallZip,
               Number(process.env.SCALE_REPO_TIMEOUT_S ?? 300) * 1000,
-              { query: false, folder: dir },
+              { query: false },
               log,
             ),
           );
         }
-        if (only.includes('folder-cancel')) {
-          const cancelAt = (process.env.SCALE_REPO_FOLDER_CANCEL_AT ?? '10').split(',').map(Number);
-          for (const ms of cancelAt.map((x) => x * 1000)) {
+        if (only.includes('oneline')) {
+          await timed(() =>
+            runOnce(
+              browser,
+              `oneline-${SMALL_FILES}.zip`,
+              zip('oneline', oneLineFiles()),
+              Number(process.env.SCALE_REPO_TIMEOUT_S ?? 300) * 1000,
+              { query: false },
+              log,
+            ),
+          );
+        }
+        if (only.includes('folder') || only.includes('folder-cancel')) {
+          const folder = smallFiles(FOLDER_FILES);
+          const t = Date.now();
+          const dir = smallFolder(folder.sources);
+          log(
+            `folder: ${folder.sources.length} files (${folder.distinct} distinct) in ${dir} (ready in ${((Date.now() - t) / 1000).toFixed(1)} s)`,
+          );
+          const name = `folder-${FOLDER_FILES}`;
+          if (only.includes('folder')) {
             await timed(() =>
               runOnce(
                 browser,
                 name,
                 new Uint8Array(0),
-                120_000,
-                { cancelAfterMs: ms, folder: dir },
+                Number(process.env.SCALE_REPO_TIMEOUT_S ?? 300) * 1000,
+                { query: false, folder: dir },
                 log,
               ),
             );
           }
+          if (only.includes('folder-cancel')) {
+            const cancelAt = (process.env.SCALE_REPO_FOLDER_CANCEL_AT ?? '10')
+              .split(',')
+              .map(Number);
+            for (const ms of cancelAt.map((x) => x * 1000)) {
+              await timed(() =>
+                runOnce(
+                  browser,
+                  name,
+                  new Uint8Array(0),
+                  120_000,
+                  { cancelAfterMs: ms, folder: dir },
+                  log,
+                ),
+              );
+            }
+          }
         }
-      }
-      if (only.includes('cancel')) {
-        // Seconds after the drop, or the start of a stage's label ("Saving").
-        const cancelAt = (process.env.SCALE_REPO_CANCEL_AT ?? '10,45,75').split(',');
-        for (const at of cancelAt) {
-          const when = Number.isFinite(Number(at))
-            ? { cancelAfterMs: Number(at) * 1000 }
-            : { cancelAtStage: at };
-          await timed(() => runOnce(browser, 'million.zip', bigZip, 240_000, when, log));
+        if (only.includes('cancel')) {
+          // Seconds after the drop, or the start of a stage's label ("Saving").
+          const cancelAt = (process.env.SCALE_REPO_CANCEL_AT ?? '10,45,75').split(',');
+          for (const at of cancelAt) {
+            const when = Number.isFinite(Number(at))
+              ? { cancelAfterMs: Number(at) * 1000 }
+              : { cancelAtStage: at };
+            await timed(() => runOnce(browser, 'million.zip', bigZip, 240_000, when, log));
+          }
         }
+      } finally {
+        await browser.close();
+        stop();
       }
-    } finally {
-      await browser.close();
-      stop();
-    }
+      return {
+        uptime: [uptimeBefore, uptimeLine()],
+        date: new Date().toISOString(),
+        chromium: browser.version(),
+        loadAtEnd: os.loadavg().map((x) => Number(x.toFixed(2))),
+        runs,
+      };
+    };
+    // SCALE_REPO_BEFORE_DIST: the same runs on an earlier build first, in the same invocation, so
+    // before and after share the machine's state (the ratio is what to report).
+    const beforeDist = process.env.SCALE_REPO_BEFORE_DIST;
+    const before = beforeDist ? await measure(beforeDist) : null;
+    const after = await measure(DIST);
+    const runs = after.runs;
+    const browser = { version: () => after.chromium };
     // Runs of an earlier invocation (their logged result lines, as a JSON array) are kept when a
     // later one re-runs only some zips (SCALE_REPO_ONLY): the shared machine rarely allows all at once.
     const previous = process.env.SCALE_REPO_PREVIOUS
@@ -889,6 +940,14 @@ export const scaleRepoSection: BenchSection = {
       : [];
     runs.unshift(...previous.map((r) => ({ ...r, earlierInvocation: true })));
     const results = {
+      ...(before
+        ? {
+            command: `SCALE_REPO_BEFORE_DIST=${beforeDist} SCALE_REPO_DIST=${DIST} SCALE_REPO_ONLY=${only.join(',')} npx tsx bench/run.ts scale-repo`,
+            builds: { before: beforeDist, after: DIST },
+            before,
+            after: { ...after, runs: undefined },
+          }
+        : {}),
       chromium: browser.version(),
       uptime: os.loadavg(),
       million: {
@@ -922,6 +981,20 @@ export const scaleRepoSection: BenchSection = {
           `| ${r.zip} | ${r.outcome} | ${s(r.ms)} | ${r.lastStage ?? '—'} | ${r.peakMainHeapMB} MB | ${r.peakRendererRssMB} MB | ${r.longTasks.count} (${r.longTasks.over200}) / ${r.longTasks.maxMs} ms | ${r.cancelStopMs === undefined ? '—' : `${r.cancelStopMs} ms`} | ${r.firstQueryMs === undefined ? '—' : `${r.firstQueryMs} ms`} | ${r.rerankMedianMs === undefined ? '—' : `${r.rerankMedianMs} ms`} |`,
       ),
     ].join('\n');
-    return { results, markdown };
+    const markdownBefore = before
+      ? `\n\nBefore (${beforeDist}): ${before.runs.map((r) => `${r.zip} ${r.outcome} ${s(r.ms)}`).join('; ')}.`
+      : '';
+    return {
+      results,
+      markdown: markdown + markdownBefore,
+      // SCALE_REPO_RESULTS=<name> writes bench/results/scale-repo-<name>.json instead.
+      ...(process.env.SCALE_REPO_RESULTS
+        ? { file: `scale-repo-${process.env.SCALE_REPO_RESULTS}` }
+        : {}),
+    };
   },
 };
+
+function uptimeLine(): string {
+  return execFileSync('uptime', { encoding: 'utf8' }).trimEnd();
+}

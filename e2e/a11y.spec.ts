@@ -15,9 +15,10 @@ import { openAdvanced } from './support/advanced';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
 import { startOpenAiServer, type OpenAiServer } from './support/openai-server';
+import { datasetPath } from '../test/datasets';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
+const ALICE = datasetPath('gutenberg', 'pg11.txt');
 const PICOMATCH = resolve(HERE, '../node_modules/picomatch');
 const QUESTION = 'What did the Mock Turtle learn at school in the sea?';
 

@@ -5,16 +5,14 @@
  * with the question kept. Keys: remembered across a reload, forgotten, and bound to their
  * endpoint. No request of the page or its workers leaves 127.0.0.1.
  */
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { startOpenAiServer, type OpenAiServer } from './support/openai-server';
 import { isLocal, openLocalPage } from './support/local-page';
+import { datasetPath } from '../test/datasets';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
+const ALICE = datasetPath('gutenberg', 'pg11.txt');
 const QUESTION = 'What did the Mock Turtle learn at school in the sea?';
 const KEY = 'sk-test-0123456789';
 

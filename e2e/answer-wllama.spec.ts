@@ -8,15 +8,14 @@
  * writes children's stories, whatever it is asked).
  */
 import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { SHARED_MODELS, startHubMirror, type HubMirror } from './support/hub-mirror';
 import { isLocal, openLocalPage } from './support/local-page';
+import { datasetPath } from '../test/datasets';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
+const ALICE = datasetPath('gutenberg', 'pg11.txt');
 const GGUF = resolve(SHARED_MODELS, 'stories260K/stories260K.gguf');
 const QUESTION = 'What did the Mock Turtle learn at school in the sea?';
 

@@ -3,9 +3,10 @@ import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
+import { datasetPath } from '../test/datasets';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const GUTENBERG = resolve(HERE, '../../shared/datasets/gutenberg');
+const GUTENBERG = datasetPath('gutenberg');
 const ALICE = resolve(GUTENBERG, 'pg11.txt');
 const WAR_AND_PEACE = resolve(GUTENBERG, 'pg2600_war_and_peace.txt');
 

@@ -13,9 +13,10 @@ import { bookFile, dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
 import { configureLoopbackEngine } from './support/loopback-engine';
 import { startOpenAiServer, type OpenAiServer, type Reply } from './support/openai-server';
+import { datasetPath } from '../test/datasets';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
+const ALICE = datasetPath('gutenberg', 'pg11.txt');
 const QUESTION = 'What did the Mock Turtle learn at school in the sea?';
 
 test.describe.configure({ mode: 'serial' });

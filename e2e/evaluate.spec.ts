@@ -9,9 +9,10 @@ import { startHubMirror } from './support/hub-mirror';
 import { isLocal, openLocalPage } from './support/local-page';
 import { configureLoopbackEngine } from './support/loopback-engine';
 import { startOpenAiServer, type Reply } from './support/openai-server';
+import { datasetPath } from '../test/datasets';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const QUALITY = resolve(HERE, '../../shared/datasets/leval/quality.jsonl');
+const QUALITY = datasetPath('leval', 'quality.jsonl');
 
 /** The first `docs` documents of the real L-Eval QuALITY file, written at test time (not committed). */
 function qualitySubset(docs: number): Uint8Array {

@@ -19,7 +19,6 @@
  * SEGMENT+ and QRMeM: the trace's structure and a non-empty answer only.
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { requireRealModel } from '../test/real-models';
 import { openAdvanced } from './support/advanced';
@@ -27,8 +26,9 @@ import { dropFiles } from './support/drop';
 import { startHubMirror, type HubMirror } from './support/hub-mirror';
 import { isLocal, openLocalPage } from './support/local-page';
 import { startOpenAiServer, type OpenAiServer } from './support/openai-server';
+import { datasetPath } from '../test/datasets';
 
-const ALICE = resolve('../shared/datasets/gutenberg/pg11.txt');
+const ALICE = datasetPath('gutenberg', 'pg11.txt');
 const WORDS = Number(process.env.REALPIPES_WORDS ?? 450);
 const QUESTION = 'What was written on the label of the jar Alice took from the shelf?';
 

@@ -9,15 +9,15 @@
  * score beside its retrieval score, and the kept chunks are the k best by that score.
  */
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { dropFiles } from './support/drop';
 import { startHubMirror } from './support/hub-mirror';
 import { isLocal, openLocalPage } from './support/local-page';
 import { configureLoopbackEngine } from './support/loopback-engine';
 import { startOpenAiServer } from './support/openai-server';
+import { datasetPath } from '../test/datasets';
 
-const ALICE = resolve('../shared/datasets/gutenberg/pg11.txt');
+const ALICE = datasetPath('gutenberg', 'pg11.txt');
 const MODEL = 'opensearch-tiny-xlm-roberta-cross-encoder';
 const QUESTION = 'What was written on the label of the jar Alice took from the shelf?';
 const say = (text: string) => ({ kind: 'answer' as const, pieces: [text] });

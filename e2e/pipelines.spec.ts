@@ -20,9 +20,10 @@ import {
   type OpenAiServer,
   type RecordedRequest,
 } from './support/openai-server';
+import { datasetPath } from '../test/datasets';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
+const ALICE = datasetPath('gutenberg', 'pg11.txt');
 const QUESTION = 'What did the Mock Turtle learn at school in the sea?';
 const QUOTE = 'Reeling and Writhing, of course, to begin with';
 const CONTEXT = 4096;

@@ -12,9 +12,10 @@ import { bookFile, dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
 import { configureLoopbackEngine } from './support/loopback-engine';
 import { startOpenAiServer, type RecordedRequest } from './support/openai-server';
+import { datasetPath } from '../test/datasets';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
+const ALICE = datasetPath('gutenberg', 'pg11.txt');
 const QUESTION = 'What did the Mock Turtle learn at school in the sea?';
 
 const say = (text: string) => ({ kind: 'answer' as const, pieces: [text] });
@@ -75,6 +76,11 @@ test('QRMeM answers about a dropped book and the graph view shows the navigated 
       await panel.getByLabel('Trials at most').fill('2');
       await panel.getByLabel('Generated questions').fill('2');
       await panel.getByRole('button', { name: 'Run QRMeM' }).click();
+      // Its dry run is over the default threshold (100 calls): the run waits for a yes.
+      await panel
+        .getByTestId('run-confirm')
+        .getByRole('button', { name: 'Run QRMeM anyway' })
+        .click();
       await expect(panel).toHaveAttribute('data-state', 'done', { timeout: 200_000 });
       await expect(panel.getByTestId('pipeline-answer')).toHaveText('Reeling and Writhing [1].');
     };

@@ -3,14 +3,12 @@
  * at 390x844 with touch input, tapping the strip picks the fragment under the finger and the
  * reader shows it; a finger drag scrolls the reader's text; the Advanced panel opens by a tap.
  */
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal } from './support/local-page';
+import { datasetPath } from '../test/datasets';
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
+const ALICE = datasetPath('gutenberg', 'pg11.txt');
 
 test('touch: a tap on the strip opens that fragment, the reader scrolls by drag, Advanced opens by tap', async ({
   browser,

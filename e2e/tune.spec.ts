@@ -6,9 +6,10 @@ import { expect, test } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
 import { openAdvanced } from './support/advanced';
+import { datasetPath } from '../test/datasets';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
+const ALICE = datasetPath('gutenberg', 'pg11.txt');
 
 test('tune a book: progress, the chosen values, the curve and its table; Apply changes the settings, Revert restores them', async ({
   browser,
@@ -119,7 +120,7 @@ test('tuning can be cancelled and changes nothing', async ({ browser }) => {
 test('tune on labels: an L-Eval file and a simple JSONL holding the document; a wrong, malformed or gold-less file gets a message', async ({
   browser,
 }) => {
-  const LEVAL = resolve(HERE, '../../shared/datasets/leval');
+  const LEVAL = datasetPath('leval');
   const record = JSON.parse(
     readFileSync(resolve(LEVAL, 'quality.jsonl'), 'utf8').split('\n')[0],
   ) as { input: string };

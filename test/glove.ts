@@ -39,11 +39,5 @@ export function loadGloveFromDisk(): StaticModel {
   return cached;
 }
 
-/**
- * Path of a shared read-only dataset file (../shared/datasets next to the repository, or
- * $FRAGREL_SHARED_DIR/datasets). Tests that need one skip where it is absent.
- */
-export function sharedDatasetPath(...parts: string[]): string {
-  const shared = process.env.FRAGREL_SHARED_DIR ?? join(root, '..', 'shared');
-  return join(shared, 'datasets', ...parts);
-}
+/** The data sets' helper (test/datasets.ts) under the name the tests have long used. */
+export { datasetPath as sharedDatasetPath } from './datasets';

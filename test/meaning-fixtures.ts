@@ -3,7 +3,7 @@
  * gold-paragraph sample from ../shared/datasets. Used by the static GloVe embedder's tests and by
  * the real transformer embedder's tests, so both are judged on the same data.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { sharedDatasetPath } from './glove';
 
 /** [anchor, paraphrase, unrelated]. */
@@ -79,8 +79,6 @@ export const HOTPOT_PATH = sharedDatasetPath(
   'camera_ready_nd8_dev_sample100.json',
 );
 
-export const hasHotpot = (): boolean => existsSync(HOTPOT_PATH);
-
 /** Each question with its paragraphs as "Title. sentences", the two gold ones first. */
 export function loadHotpot(): { question: string; paragraphs: string[] }[] {
   const items = JSON.parse(readFileSync(HOTPOT_PATH, 'utf8')) as HotpotItem[];
@@ -97,6 +95,11 @@ export function loadHotpot(): { question: string; paragraphs: string[] }[] {
 /**
  * Rank each question's paragraphs by a scorer; the share of questions whose first paragraph is
  * gold, the mean recall@2 of the two gold paragraphs, and chance for both.
+ *
+ * Ties go against gold (a distractor before a gold paragraph of the same score, then by index),
+ * and a score that is not a number ranks last: a scorer that cannot tell the paragraphs apart
+ * (a constant, NaN) then scores 0, never the 100 % that ties broken by index gave (the gold
+ * paragraphs come first in each item).
  */
 export function goldRanking(
   items: readonly { paragraphs: string[] }[],
@@ -105,11 +108,12 @@ export function goldRanking(
   let first = 0;
   let recall2 = 0;
   let chance = 0;
+  const isGold = (i: number) => (i < 2 ? 1 : 0);
   items.forEach((item, q) => {
     const s = scores(q);
     const order = item.paragraphs
-      .map((_, i) => ({ i, score: s[i] }))
-      .sort((x, y) => y.score - x.score || x.i - y.i)
+      .map((_, i) => ({ i, score: Number.isNaN(s[i]) ? -Infinity : s[i] }))
+      .sort((x, y) => y.score - x.score || isGold(x.i) - isGold(y.i) || x.i - y.i)
       .map((x) => x.i);
     if (order[0] < 2) first++;
     recall2 += order.slice(0, 2).filter((i) => i < 2).length / 2;

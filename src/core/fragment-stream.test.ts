@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sharedDatasetPath } from '../../test/glove';
 import { JA_BOOK, TH_TEXT, ZH_TEXT } from '../../test/scripts/samples';
@@ -47,11 +47,10 @@ function* randomPieces(text: string, max: number, seed: number): Generator<strin
 }
 
 const bookPath = (name: string) => sharedDatasetPath('gutenberg', name);
-const haveBooks = existsSync(bookPath('pg2600_war_and_peace.txt'));
 const book = (name: string) => readFileSync(bookPath(name), 'utf8').replace(/\r\n?/g, '\n');
 
 describe('ProseSplitStream', () => {
-  it.skipIf(!haveBooks)('splits War and Peace in random pieces as splitProse does', () => {
+  it('splits War and Peace in random pieces as splitProse does', () => {
     const text = book('pg2600_war_and_peace.txt');
     for (const wordsPerFragment of [500, 7]) {
       const expected = whole(text, wordsPerFragment);
@@ -65,24 +64,21 @@ describe('ProseSplitStream', () => {
     }
   });
 
-  it.skipIf(!haveBooks)(
-    'cuts mid-word, in the gap before a blank line, after a full stop, between two line feeds',
-    () => {
-      const text = book('pg11.txt');
-      const midWord = text.indexOf('Rabbit') + 3;
-      const blank = text.indexOf('\n\n', 5000);
-      const stop = text.indexOf('. ', 9000) + 1;
-      const cuts = [midWord, blank, blank + 1, stop, stop + 1, text.length - 1];
-      for (const wordsPerFragment of [500, 50, 3]) {
-        const expected = whole(text, wordsPerFragment);
-        expect(streamed(cutAt(text, cuts), wordsPerFragment)).toEqual(expected);
-        // One character at a time: every boundary at once.
-        expect(streamed(text.slice(0, 30_000), wordsPerFragment)).toEqual(
-          whole(text.slice(0, 30_000), wordsPerFragment),
-        );
-      }
-    },
-  );
+  it('cuts mid-word, in the gap before a blank line, after a full stop, between two line feeds', () => {
+    const text = book('pg11.txt');
+    const midWord = text.indexOf('Rabbit') + 3;
+    const blank = text.indexOf('\n\n', 5000);
+    const stop = text.indexOf('. ', 9000) + 1;
+    const cuts = [midWord, blank, blank + 1, stop, stop + 1, text.length - 1];
+    for (const wordsPerFragment of [500, 50, 3]) {
+      const expected = whole(text, wordsPerFragment);
+      expect(streamed(cutAt(text, cuts), wordsPerFragment)).toEqual(expected);
+      // One character at a time: every boundary at once.
+      expect(streamed(text.slice(0, 30_000), wordsPerFragment)).toEqual(
+        whole(text.slice(0, 30_000), wordsPerFragment),
+      );
+    }
+  });
 
   it('splits Japanese, Chinese and Thai (words from ICU inside runs) cut anywhere', () => {
     for (const text of [

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sharedDatasetPath } from '../../test/glove';
 import { AbortError, isAbortError } from '../core/abort';
 import * as publicApi from './index';
 import { formatOf, ingestFiles, MAX_FILE_BYTES } from './ingest';
@@ -16,7 +17,7 @@ import {
 import type { IngestedDocument, IngestProgress } from './types';
 
 /** Real books, read in place (never copied into the repository). */
-const GUTENBERG = '/work/shared/datasets/gutenberg';
+const GUTENBERG = sharedDatasetPath('gutenberg');
 const bookBytes = (name: string) => new Uint8Array(readFileSync(`${GUTENBERG}/${name}`));
 
 const WAR_AND_PEACE = 'pg2600_war_and_peace.txt';

@@ -5,10 +5,11 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sharedDatasetPath } from '../../test/glove';
 import { bareHeadingMarks } from './sections';
 import { plainTextSections } from './text';
 
-const DATASETS = '/work/shared/datasets';
+const DATASETS = sharedDatasetPath();
 const book = (name: string) =>
   readFileSync(`${DATASETS}/gutenberg/${name}`, 'utf8').replace(/\r\n/g, '\n');
 const qasper = readFileSync(`${DATASETS}/leval/scientific_qa.jsonl`, 'utf8')

@@ -1,11 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sharedDatasetPath } from '../../test/glove';
 import { isAbortError } from '../core/abort';
 import { ingestFiles } from './ingest';
 import { readBytesStreaming } from './stream-read';
 import type { IngestProgress } from './types';
 
-const WAR_AND_PEACE = '/work/shared/datasets/gutenberg/pg2600_war_and_peace.txt';
+const WAR_AND_PEACE = sharedDatasetPath('gutenberg', 'pg2600_war_and_peace.txt');
 
 /**
  * A Blob whose stream yields `chunks` chunks of `chunkBytes` (byte b of chunk c is (c + b) & 255)
@@ -68,20 +69,17 @@ describe('readBytesStreaming', () => {
     expect(seen.pulled).toBeLessThan(100);
   });
 
-  it.skipIf(!existsSync(WAR_AND_PEACE))(
-    'gives the same bytes as reading at once (War and Peace), and ingest reports them',
-    async () => {
-      const expected = new Uint8Array(readFileSync(WAR_AND_PEACE));
-      const file = new File([expected], 'war-and-peace.txt', { type: 'text/plain' });
-      const streamed = await readBytesStreaming(file);
-      // Buffer.compare: a deep toEqual over 3 MB of elements takes a minute.
-      expect(Buffer.compare(streamed, expected)).toBe(0);
-      const seen: IngestProgress[] = [];
-      const { documents } = await ingestFiles([file], { onProgress: (p) => seen.push(p) });
-      expect(documents).toHaveLength(1);
-      const bytes = seen.filter((p) => p.bytes).map((p) => p.bytes!);
-      expect(bytes.length).toBeGreaterThanOrEqual(2);
-      expect(bytes[bytes.length - 1]).toEqual({ done: expected.length, total: expected.length });
-    },
-  );
+  it('gives the same bytes as reading at once (War and Peace), and ingest reports them', async () => {
+    const expected = new Uint8Array(readFileSync(WAR_AND_PEACE));
+    const file = new File([expected], 'war-and-peace.txt', { type: 'text/plain' });
+    const streamed = await readBytesStreaming(file);
+    // Buffer.compare: a deep toEqual over 3 MB of elements takes a minute.
+    expect(Buffer.compare(streamed, expected)).toBe(0);
+    const seen: IngestProgress[] = [];
+    const { documents } = await ingestFiles([file], { onProgress: (p) => seen.push(p) });
+    expect(documents).toHaveLength(1);
+    const bytes = seen.filter((p) => p.bytes).map((p) => p.bytes!);
+    expect(bytes.length).toBeGreaterThanOrEqual(2);
+    expect(bytes[bytes.length - 1]).toEqual({ done: expected.length, total: expected.length });
+  });
 });

@@ -5,7 +5,7 @@
  * UTF-16 code unit, between "\r" and "\n", mid-word, one byte at a time.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { sharedDatasetPath } from '../../test/glove';
@@ -87,22 +87,18 @@ function whole(bytes: Uint8Array) {
 }
 
 const book = (name: string) => sharedDatasetPath('gutenberg', name);
-const haveBooks = existsSync(book('pg2600_war_and_peace.txt'));
 
 describe('readTextStreaming', () => {
-  it.skipIf(!haveBooks)(
-    'War and Peace (UTF-8, cut inside every multi-byte sequence) as read whole',
-    async () => {
-      const bytes = new Uint8Array(readFileSync(book('pg2600_war_and_peace.txt')));
-      const expected = whole(bytes);
-      expect(expected.text).toMatch(/[\u0080-\uffff]/);
-      const cuts = [...awkwardCuts(bytes), ...randomCuts(bytes.length, 65536, 1)];
-      const { file } = chunkedFile(bytes, cuts);
-      expect(await readTextStreaming(file, { split: WORDS })).toEqual(expected);
-    },
-  );
+  it('War and Peace (UTF-8, cut inside every multi-byte sequence) as read whole', async () => {
+    const bytes = new Uint8Array(readFileSync(book('pg2600_war_and_peace.txt')));
+    const expected = whole(bytes);
+    expect(expected.text).toMatch(/[\u0080-\uffff]/);
+    const cuts = [...awkwardCuts(bytes), ...randomCuts(bytes.length, 65536, 1)];
+    const { file } = chunkedFile(bytes, cuts);
+    expect(await readTextStreaming(file, { split: WORDS })).toEqual(expected);
+  });
 
-  it.skipIf(!haveBooks)('Dracula (CRLF), cut between every "\\r" and "\\n"', async () => {
+  it('Dracula (CRLF), cut between every "\\r" and "\\n"', async () => {
     const bytes = new Uint8Array(readFileSync(book('pg345.txt')));
     const expected = whole(bytes);
     expect(expected.text).not.toContain('\r');
@@ -212,24 +208,21 @@ describe('readTextStreaming', () => {
 });
 
 describe('ingestFiles with `split`', () => {
-  it.skipIf(!haveBooks)(
-    'gives the fragments splitProse gives on the document text, and the bytes hash',
-    async () => {
-      const bytes = new Uint8Array(readFileSync(book('pg11.txt')));
-      const { file } = chunkedFile(bytes, randomCuts(bytes.length, 4096, 6), 'alice.txt');
-      const { documents, errors } = await ingestFiles([file], { split: { wordsPerFragment: 500 } });
-      expect(errors).toEqual([]);
-      const [doc] = documents;
-      const fragments = splitProse('d', doc.text, { wordsPerFragment: 500 });
-      expect(Array.from(doc.fragments!.starts)).toEqual(fragments.map((f) => f.start));
-      expect(Array.from(doc.fragments!.ends)).toEqual(fragments.map((f) => f.end));
-      expect(doc.text).toBe(normalizeNewlines(new TextDecoder().decode(bytes)));
-      expect(doc.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
-      expect(doc.sections.length).toBeGreaterThan(10);
-      // Without `split`, no fragments.
-      const plain = await ingestFiles([chunkedFile(bytes, []).file]);
-      expect(plain.documents[0].fragments).toBeUndefined();
-      expect(plain.documents[0].text).toBe(doc.text);
-    },
-  );
+  it('gives the fragments splitProse gives on the document text, and the bytes hash', async () => {
+    const bytes = new Uint8Array(readFileSync(book('pg11.txt')));
+    const { file } = chunkedFile(bytes, randomCuts(bytes.length, 4096, 6), 'alice.txt');
+    const { documents, errors } = await ingestFiles([file], { split: { wordsPerFragment: 500 } });
+    expect(errors).toEqual([]);
+    const [doc] = documents;
+    const fragments = splitProse('d', doc.text, { wordsPerFragment: 500 });
+    expect(Array.from(doc.fragments!.starts)).toEqual(fragments.map((f) => f.start));
+    expect(Array.from(doc.fragments!.ends)).toEqual(fragments.map((f) => f.end));
+    expect(doc.text).toBe(normalizeNewlines(new TextDecoder().decode(bytes)));
+    expect(doc.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+    expect(doc.sections.length).toBeGreaterThan(10);
+    // Without `split`, no fragments.
+    const plain = await ingestFiles([chunkedFile(bytes, []).file]);
+    expect(plain.documents[0].fragments).toBeUndefined();
+    expect(plain.documents[0].text).toBe(doc.text);
+  });
 });

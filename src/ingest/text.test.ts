@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sharedDatasetPath } from '../../test/glove';
 import { markdownSections, plainTextSections } from './text';
 
-const GUTENBERG = '/work/shared/datasets/gutenberg';
+const GUTENBERG = sharedDatasetPath('gutenberg');
 const book = (name: string) => readFileSync(`${GUTENBERG}/${name}`, 'utf8').replace(/\r\n/g, '\n');
 
 describe('plainTextSections', () => {

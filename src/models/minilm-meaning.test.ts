@@ -6,12 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadGloveFromDisk } from '../../test/glove';
-import {
-  goldRanking,
-  hasHotpot,
-  loadHotpot,
-  PARAPHRASE_TRIPLES,
-} from '../../test/meaning-fixtures';
+import { goldRanking, loadHotpot, PARAPHRASE_TRIPLES } from '../../test/meaning-fixtures';
 import { loadMiniLM, type NodeSentenceEmbedder } from '../../test/real-models';
 import { embedTexts } from '../core/embed/static';
 
@@ -70,36 +65,32 @@ describe('all-MiniLM-L6-v2 (real int8 weights)', () => {
     expect(Math.max(...unrelated)).toBeLessThan(Math.min(...para));
   });
 
-  it.skipIf(!hasHotpot())(
-    'ranks a HotpotQA gold paragraph first far more often than the GloVe embedder',
-    async () => {
-      // The first 40 questions keep this under a minute on CI's two cores; the benchmark
-      // (`npm run bench -- real-embedder`) ranks all 100.
-      const items = loadHotpot().slice(0, 40);
-      const glove = loadGloveFromDisk();
-      const realScores: Float32Array[] = [];
-      const gloveScores: Float32Array[] = [];
-      for (const item of items) {
-        const q = await model.embed([item.question]);
-        const p = await model.embed(item.paragraphs);
-        realScores.push(Float32Array.from(item.paragraphs, (_, i) => dot(q, 0, p, i, model.dim)));
-        const gq = embedTexts(glove, [item.question]);
-        const gp = embedTexts(glove, item.paragraphs);
-        gloveScores.push(
-          Float32Array.from(item.paragraphs, (_, i) => dot(gq.data, 0, gp.data, i, gq.dim)),
-        );
-      }
-      const real = goldRanking(items, (q) => realScores[q]);
-      const glv = goldRanking(items, (q) => gloveScores[q]);
-      const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-      console.log(
-        `[MiniLM] HotpotQA (${items.length} questions): gold first ${pct(real.first)}, ` +
-          `recall@2 ${pct(real.recall2)}; GloVe first ${pct(glv.first)}, recall@2 ` +
-          `${pct(glv.recall2)}; chance ${pct(real.chance)}`,
+  it('ranks a HotpotQA gold paragraph first far more often than the GloVe embedder', async () => {
+    // The first 40 questions keep this under a minute on CI's two cores; the benchmark
+    // (`npm run bench -- real-embedder`) ranks all 100.
+    const items = loadHotpot().slice(0, 40);
+    const glove = loadGloveFromDisk();
+    const realScores: Float32Array[] = [];
+    const gloveScores: Float32Array[] = [];
+    for (const item of items) {
+      const q = await model.embed([item.question]);
+      const p = await model.embed(item.paragraphs);
+      realScores.push(Float32Array.from(item.paragraphs, (_, i) => dot(q, 0, p, i, model.dim)));
+      const gq = embedTexts(glove, [item.question]);
+      const gp = embedTexts(glove, item.paragraphs);
+      gloveScores.push(
+        Float32Array.from(item.paragraphs, (_, i) => dot(gq.data, 0, gp.data, i, gq.dim)),
       );
-      expect(real.first).toBeGreaterThan(glv.first + 0.2);
-      expect(real.recall2).toBeGreaterThan(glv.recall2 + 0.1);
-    },
-    600_000,
-  );
+    }
+    const real = goldRanking(items, (q) => realScores[q]);
+    const glv = goldRanking(items, (q) => gloveScores[q]);
+    const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+    console.log(
+      `[MiniLM] HotpotQA (${items.length} questions): gold first ${pct(real.first)}, ` +
+        `recall@2 ${pct(real.recall2)}; GloVe first ${pct(glv.first)}, recall@2 ` +
+        `${pct(glv.recall2)}; chance ${pct(real.chance)}`,
+    );
+    expect(real.first).toBeGreaterThan(glv.first + 0.2);
+    expect(real.recall2).toBeGreaterThan(glv.recall2 + 0.1);
+  }, 600_000);
 });

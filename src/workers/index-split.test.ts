@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sharedDatasetPath } from '../../test/glove';
 import { STATIC_EMBEDDER_ID } from '../core/embed/static';
@@ -43,7 +43,7 @@ const request = (source: IndexRequest['source']): IndexRequest => ({
 
 const bookPath = sharedDatasetPath('gutenberg', 'pg2600_war_and_peace.txt');
 
-describe.skipIf(!existsSync(bookPath))('the index worker splits a book', () => {
+describe('the index worker splits a book', () => {
   it('as it streams in, and a stored text in slices: the fragments of splitProse', async () => {
     const bytes = readFileSync(bookPath);
     const file = new File([bytes], 'war-and-peace.txt', { type: 'text/plain' });

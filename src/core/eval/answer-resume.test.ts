@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sharedDatasetPath } from '../../../test/glove';
 import { defaultFragRelPipelineSettings, fragrelPipeline } from '../pipelines/fragrel';
@@ -14,7 +14,6 @@ import { parseBenchmarkFile } from './datasets/detect';
 import type { BenchmarkItem } from './datasets/types';
 
 const file = sharedDatasetPath('leval', 'quality.jsonl');
-const have = existsSync(file);
 
 // Two "pipelines" that are both FragRel (one call each): enough to check the pair bookkeeping.
 const fragrel: AnswerPipeline = (input) =>
@@ -72,59 +71,56 @@ describe('resumable answer runs', () => {
     ]);
   });
 
-  it.skipIf(!have)(
-    'stops after an interruption and, resumed, asks only the pairs not stored: no question twice',
-    async () => {
-      const items = firstDocument();
-      const spec = specOf(items, ['fragrel']);
-      const store: AnswerResult[] = [];
-      // The first session: stopped once two answers are stored (a reload, as far as the run
-      // can tell: what is stored stays, the loop ends).
-      const first = new AbortController();
-      const llm1 = fakeLlm({ fallback: '(A) First session.', contextLimit: 8192 });
-      const p1 = pendingAnswerPairs(spec, items, store);
-      if (!p1.ok) throw new Error(p1.error);
-      const stored1 = await askAnswerPairs({
-        pairs: p1.pairs,
-        runnerOf,
-        llm: llm1,
-        options: spec.options,
-        signal: first.signal,
-        store: async (r) => {
-          store.push(r);
-          if (store.length === 2) first.abort();
-          return true;
-        },
-      });
-      expect(stored1).toBe(2);
-      expect(llm1.calls).toHaveLength(2);
+  it('stops after an interruption and, resumed, asks only the pairs not stored: no question twice', async () => {
+    const items = firstDocument();
+    const spec = specOf(items, ['fragrel']);
+    const store: AnswerResult[] = [];
+    // The first session: stopped once two answers are stored (a reload, as far as the run
+    // can tell: what is stored stays, the loop ends).
+    const first = new AbortController();
+    const llm1 = fakeLlm({ fallback: '(A) First session.', contextLimit: 8192 });
+    const p1 = pendingAnswerPairs(spec, items, store);
+    if (!p1.ok) throw new Error(p1.error);
+    const stored1 = await askAnswerPairs({
+      pairs: p1.pairs,
+      runnerOf,
+      llm: llm1,
+      options: spec.options,
+      signal: first.signal,
+      store: async (r) => {
+        store.push(r);
+        if (store.length === 2) first.abort();
+        return true;
+      },
+    });
+    expect(stored1).toBe(2);
+    expect(llm1.calls).toHaveLength(2);
 
-      const llm2 = fakeLlm({ fallback: '(B) Second session.', contextLimit: 8192 });
-      const p2 = pendingAnswerPairs(spec, items, store);
-      if (!p2.ok) throw new Error(p2.error);
-      expect(p2.pairs.map((p) => p.item.id)).toEqual([items[2].id]);
-      const stored2 = await askAnswerPairs({
-        pairs: p2.pairs,
-        runnerOf,
-        llm: llm2,
-        options: spec.options,
-        signal: new AbortController().signal,
-        store: async (r) => (store.push(r), true),
-      });
-      expect(stored2).toBe(1);
-      // Every question asked exactly once over both sessions, and answered by its session.
-      const asked = [...llm1.calls, ...llm2.calls].flatMap((c) => askedOf(items, c.prompt));
-      expect(asked.sort()).toEqual(items.map((i) => i.id).sort());
-      expect(store.map((r) => r.answer)).toEqual([
-        '(A) First session.',
-        '(A) First session.',
-        '(B) Second session.',
-      ]);
-      expect(store.every((r) => r.status === 'done' && r.scores !== null)).toBe(true);
-    },
-  );
+    const llm2 = fakeLlm({ fallback: '(B) Second session.', contextLimit: 8192 });
+    const p2 = pendingAnswerPairs(spec, items, store);
+    if (!p2.ok) throw new Error(p2.error);
+    expect(p2.pairs.map((p) => p.item.id)).toEqual([items[2].id]);
+    const stored2 = await askAnswerPairs({
+      pairs: p2.pairs,
+      runnerOf,
+      llm: llm2,
+      options: spec.options,
+      signal: new AbortController().signal,
+      store: async (r) => (store.push(r), true),
+    });
+    expect(stored2).toBe(1);
+    // Every question asked exactly once over both sessions, and answered by its session.
+    const asked = [...llm1.calls, ...llm2.calls].flatMap((c) => askedOf(items, c.prompt));
+    expect(asked.sort()).toEqual(items.map((i) => i.id).sort());
+    expect(store.map((r) => r.answer)).toEqual([
+      '(A) First session.',
+      '(A) First session.',
+      '(B) Second session.',
+    ]);
+    expect(store.every((r) => r.status === 'done' && r.scores !== null)).toBe(true);
+  });
 
-  it.skipIf(!have)('ends when the store refuses an answer (the run was deleted)', async () => {
+  it('ends when the store refuses an answer (the run was deleted)', async () => {
     const items = firstDocument();
     const llm = fakeLlm({ fallback: 'A', contextLimit: 8192 });
     const pending = pendingAnswerPairs(specOf(items, ['fragrel']), items, []);

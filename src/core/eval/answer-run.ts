@@ -160,19 +160,47 @@ export async function estimateCost(
   options: AnswerRunOptions,
   signal: AbortSignalLike,
 ): Promise<CostEstimate> {
-  const standIn = fakeLlm({ fallback: 'A', contextLimit, ticks: 0, label: 'dry run' });
-  const output = await pipeline({
-    question: item.prompt,
-    library: pipelineLibraryFor(item, options),
-    llm: standIn,
+  const one = await dryRunCost(
+    pipeline,
+    { question: item.prompt, library: pipelineLibraryFor(item, options) },
+    contextLimit,
     signal,
-  });
-  const one = costOf(output);
+  );
   return {
     calls: one.calls * sample,
     tokensIn: one.tokensIn * sample,
     tokensOut: one.tokensOut * sample,
   };
+}
+
+/**
+ * The calls and tokens of one run of `pipeline` on a question and library, from a dry run with
+ * the stand-in model of `estimateCost` (nothing is sent to any engine). The pipelines panel and
+ * Compare ask it before a run; the evaluation page, through `estimateCost`, before a sample.
+ */
+export async function dryRunCost(
+  pipeline: AnswerPipeline,
+  input: { question: string; library: PipelineLibrary },
+  contextLimit: number,
+  signal: AbortSignalLike,
+): Promise<CostEstimate> {
+  const standIn = fakeLlm({ fallback: 'A', contextLimit, ticks: 0, label: 'dry run' });
+  const output = await pipeline({ ...input, llm: standIn, signal });
+  const one = costOf(output);
+  return { calls: one.calls, tokensIn: one.tokensIn, tokensOut: one.tokensOut };
+}
+
+/**
+ * Time of a cost on an engine that reads `promptTokensPerSecond` and writes `tokensPerSecond`,
+ * one call after another (an in-browser engine runs one call at a time), in ms.
+ */
+export function timeOnEngineMs(
+  cost: CostEstimate,
+  speed: { promptTokensPerSecond: number; tokensPerSecond: number },
+): number {
+  return (
+    (cost.tokensIn / speed.promptTokensPerSecond + cost.tokensOut / speed.tokensPerSecond) * 1000
+  );
 }
 
 export interface AnswerSummary {

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { levalSet } from '../../../bench/quality/items';
 import { loadGloveFromDisk, sharedDatasetPath } from '../../../test/glove';
@@ -20,7 +20,6 @@ import { splitOf } from './split';
 
 const qualityFile = sharedDatasetPath('leval', 'quality.jsonl');
 const resultsFile = new URL('../../../bench/results/quality.json', import.meta.url);
-const have = existsSync(qualityFile) && existsSync(resultsFile);
 
 const glove = (): GridEmbedder => {
   const model = loadGloveFromDisk();
@@ -47,54 +46,51 @@ const VARIANTS: Record<string, Omit<GridConfig, 'scorer' | 'fragmentWords'>> = {
 };
 
 describe('the grid runner and the benchmark harness agree', () => {
-  it.skipIf(!have)(
-    'parses QuALITY into exactly the questions, gold spans and answer texts bench/quality uses',
-    () => {
-      const mine = parseBenchmarkFile('quality.jsonl', readFileSync(qualityFile, 'utf8'));
-      if (!mine.ok) throw new Error(mine.error);
-      const bench = levalSet(qualityFile, 'quality');
-      expect(mine.value.items.map((i) => i.id)).toEqual(bench.questions.map((q) => q.id));
-      mine.value.items.forEach((item, k) => {
-        const q = bench.questions[k];
-        expect(item.question).toBe(q.query);
-        expect(item.gold).toEqual(q.gold);
-        expect(item.document).toBe(q.document.source);
-        expect(
-          item.answerText && [...new Set(item.answerText.toLowerCase().match(/\w+/g))].length,
-        ).toBeTruthy();
-      });
-    },
-  );
+  it('parses QuALITY into exactly the questions, gold spans and answer texts bench/quality uses', () => {
+    const mine = parseBenchmarkFile('quality.jsonl', readFileSync(qualityFile, 'utf8'));
+    if (!mine.ok) throw new Error(mine.error);
+    const bench = levalSet(qualityFile, 'quality');
+    expect(mine.value.items.map((i) => i.id)).toEqual(bench.questions.map((q) => q.id));
+    mine.value.items.forEach((item, k) => {
+      const q = bench.questions[k];
+      expect(item.question).toBe(q.query);
+      expect(item.gold).toEqual(q.gold);
+      expect(item.document).toBe(q.document.source);
+      expect(
+        item.answerText && [...new Set(item.answerText.toLowerCase().match(/\w+/g))].length,
+      ).toBeTruthy();
+    });
+  });
 
-  it.skipIf(!have)(
-    'gives the numbers of bench/results/quality.json (QuALITY, 500-word fragments, bm25/dense/hybrid, seven variants, both halves, with the held-out intervals)',
-    async () => {
-      const parsed = parseBenchmarkFile('quality.jsonl', readFileSync(qualityFile, 'utf8'));
-      if (!parsed.ok) throw new Error(parsed.error);
-      const items = parsed.value.items;
-      const configs: GridConfig[] = [];
-      const names = new Map<string, [string, string, string]>();
-      for (const fragmentWords of [500]) {
-        for (const scorer of ['bm25', 'dense', 'hybrid'] as const) {
-          for (const [name, v] of Object.entries(VARIANTS)) {
-            const c = { ...v, relations: [...v.relations], scorer, fragmentWords };
-            configs.push(c);
-            names.set(configKey(c), [String(fragmentWords), scorer, name]);
-          }
+  it('gives the numbers of bench/results/quality.json (QuALITY, 500-word fragments, bm25/dense/hybrid, seven variants, both halves, with the held-out intervals)', async () => {
+    const parsed = parseBenchmarkFile('quality.jsonl', readFileSync(qualityFile, 'utf8'));
+    if (!parsed.ok) throw new Error(parsed.error);
+    const items = parsed.value.items;
+    const configs: GridConfig[] = [];
+    const names = new Map<string, [string, string, string]>();
+    for (const fragmentWords of [500]) {
+      for (const scorer of ['bm25', 'dense', 'hybrid'] as const) {
+        for (const [name, v] of Object.entries(VARIANTS)) {
+          const c = { ...v, relations: [...v.relations], scorer, fragmentWords };
+          configs.push(c);
+          names.set(configKey(c), [String(fragmentWords), scorer, name]);
         }
       }
-      const budgets = [1000, 2000, 4000].flatMap((budget) => [
-        { budget, unit: 'words' as const },
-        { budget, unit: 'tokens' as const },
-      ]);
-      const spec: GridSpec = { configs, budgets };
-      const results = await runGrid(items, spec, glove());
-      expect(results).toHaveLength(configs.length * items.length);
+    }
+    const budgets = [1000, 2000, 4000].flatMap((budget) => [
+      { budget, unit: 'words' as const },
+      { budget, unit: 'tokens' as const },
+    ]);
+    const spec: GridSpec = { configs, budgets };
+    const results = await runGrid(items, spec, glove());
+    expect(results).toHaveLength(configs.length * items.length);
 
-      const file = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
-        results: {
-          config: { embedder: string };
-          summary: Record<
+    const file = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
+      results: {
+        config: { embedder: string };
+        summary: Record<
+          string,
+          Record<
             string,
             Record<
               string,
@@ -104,58 +100,54 @@ describe('the grid runner and the benchmark harness agree', () => {
                   string,
                   Record<
                     string,
-                    Record<
-                      string,
-                      { n: number; mean: number; delta?: { mean: number; ci95: [number, number] } }
-                    >
+                    { n: number; mean: number; delta?: { mean: number; ci95: [number, number] } }
                   >
                 >
               >
             >
-          >;
-        };
+          >
+        >;
       };
-      expect(file.results.config.embedder).toBe('static-glove-100d');
-      const metric = (kind: string, k: number) =>
-        `${kind}@${budgets[k].budget / 1000}K${budgets[k].unit === 'words' ? 'w' : 't'}`;
-      let compared = 0;
-      for (const split of ['tune', 'heldout'] as const) {
-        const inSplit = new Set(items.filter((i) => splitOf(i.id) === split).map((i) => i.id));
-        const mine = results.filter((r) => inSplit.has(r.question));
-        for (const size of ['500']) {
-          for (const scorer of ['bm25', 'dense', 'hybrid']) {
-            const baseline = configKey(plain(scorer as GridConfig['scorer'], Number(size)));
-            const rows = summarizeGrid(spec, mine, baseline, { resamples: 1000, seed: 20240601 });
-            for (const row of rows) {
-              const [s, sc, variant] = names.get(row.config)!;
-              if (s !== size || sc !== scorer) continue;
-              const theirs = file.results.summary[split].quality[size][scorer][variant];
-              budgets.forEach((b, k) => {
-                for (const kind of ['gold', 'answer'] as const) {
-                  const cell = row[kind][k];
-                  const ref = theirs[metric(kind, k)];
-                  expect(cell.n, `${split} ${row.config} ${metric(kind, k)}`).toBe(ref.n);
-                  // The results file keeps 4 decimals.
-                  expect(
-                    Math.abs(cell.mean - ref.mean),
-                    `${split} ${row.config} ${metric(kind, k)}`,
-                  ).toBeLessThan(6e-5);
-                  if (ref.delta && b.unit === 'words' && variant !== 'plain') {
-                    expect(Math.abs(cell.delta!.mean - ref.delta.mean)).toBeLessThan(6e-5);
-                    expect(Math.abs(cell.delta!.ci95[0] - ref.delta.ci95[0])).toBeLessThan(6e-5);
-                    expect(Math.abs(cell.delta!.ci95[1] - ref.delta.ci95[1])).toBeLessThan(6e-5);
-                  }
-                  compared++;
+    };
+    expect(file.results.config.embedder).toBe('static-glove-100d');
+    const metric = (kind: string, k: number) =>
+      `${kind}@${budgets[k].budget / 1000}K${budgets[k].unit === 'words' ? 'w' : 't'}`;
+    let compared = 0;
+    for (const split of ['tune', 'heldout'] as const) {
+      const inSplit = new Set(items.filter((i) => splitOf(i.id) === split).map((i) => i.id));
+      const mine = results.filter((r) => inSplit.has(r.question));
+      for (const size of ['500']) {
+        for (const scorer of ['bm25', 'dense', 'hybrid']) {
+          const baseline = configKey(plain(scorer as GridConfig['scorer'], Number(size)));
+          const rows = summarizeGrid(spec, mine, baseline, { resamples: 1000, seed: 20240601 });
+          for (const row of rows) {
+            const [s, sc, variant] = names.get(row.config)!;
+            if (s !== size || sc !== scorer) continue;
+            const theirs = file.results.summary[split].quality[size][scorer][variant];
+            budgets.forEach((b, k) => {
+              for (const kind of ['gold', 'answer'] as const) {
+                const cell = row[kind][k];
+                const ref = theirs[metric(kind, k)];
+                expect(cell.n, `${split} ${row.config} ${metric(kind, k)}`).toBe(ref.n);
+                // The results file keeps 4 decimals.
+                expect(
+                  Math.abs(cell.mean - ref.mean),
+                  `${split} ${row.config} ${metric(kind, k)}`,
+                ).toBeLessThan(6e-5);
+                if (ref.delta && b.unit === 'words' && variant !== 'plain') {
+                  expect(Math.abs(cell.delta!.mean - ref.delta.mean)).toBeLessThan(6e-5);
+                  expect(Math.abs(cell.delta!.ci95[0] - ref.delta.ci95[0])).toBeLessThan(6e-5);
+                  expect(Math.abs(cell.delta!.ci95[1] - ref.delta.ci95[1])).toBeLessThan(6e-5);
                 }
-              });
-            }
+                compared++;
+              }
+            });
           }
         }
       }
-      expect(compared).toBe(2 * 3 * Object.keys(VARIANTS).length * budgets.length * 2);
-    },
-    120_000,
-  );
+    }
+    expect(compared).toBe(2 * 3 * Object.keys(VARIANTS).length * budgets.length * 2);
+  }, 120_000);
 });
 
 /** A small book: the answer sentence sits next to a sentence with the query's words. */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadGloveFromDisk, sharedDatasetPath } from '../../../test/glove';
 import { embedTexts } from '../embed/static';
@@ -211,34 +211,31 @@ describe('semanticNeighbours by inverted file (approximate Eq. 6)', () => {
     expect(reports[reports.length - 1]).toBe(5000);
   });
 
-  it.skipIf(!existsSync(gutenberg))(
-    'reaches recall@16 >= 0.95 on real GloVe fragment vectors (Pride and Prejudice, 3,000 fragments of 15 words)',
-    () => {
-      const words = readFileSync(gutenberg, 'utf8').split(/\s+/).filter(Boolean);
-      const texts: string[] = [];
-      for (let i = 0; i + 15 <= words.length && texts.length < 3000; i += 15) {
-        texts.push(words.slice(i, i + 15).join(' '));
-      }
-      const v = embedTexts(loadGloveFromDisk(), texts);
-      const exact = semanticNeighbours(v, [0, v.count], 16, { method: 'exact' });
-      const approx = semanticNeighbours(v, [0, v.count], 16, { method: 'inverted-file' });
-      const r = recall(exact, approx);
-      expect(r).toBeGreaterThanOrEqual(0.95);
-      // And it is an approximation: with two probes it misses neighbours.
-      const narrow = semanticNeighbours(v, [0, v.count], 16, {
-        method: 'inverted-file',
-        invertedFile: { probes: 2 },
-        refine: { rounds: 0, sample: 8, stopShare: 0 },
-      });
-      expect(recall(exact, narrow)).toBeLessThan(r);
-      // Neighbour-of-neighbour rounds (NN-descent) recover part of what two probes missed (with
-      // one probe they could not: every row then points inside its own, fully compared, list).
-      const refined = semanticNeighbours(v, [0, v.count], 16, {
-        method: 'inverted-file',
-        invertedFile: { probes: 2 },
-        refine: { rounds: 2, sample: 8, stopShare: 0 },
-      });
-      expect(recall(exact, refined)).toBeGreaterThan(recall(exact, narrow) + 0.05);
-    },
-  );
+  it('reaches recall@16 >= 0.95 on real GloVe fragment vectors (Pride and Prejudice, 3,000 fragments of 15 words)', () => {
+    const words = readFileSync(gutenberg, 'utf8').split(/\s+/).filter(Boolean);
+    const texts: string[] = [];
+    for (let i = 0; i + 15 <= words.length && texts.length < 3000; i += 15) {
+      texts.push(words.slice(i, i + 15).join(' '));
+    }
+    const v = embedTexts(loadGloveFromDisk(), texts);
+    const exact = semanticNeighbours(v, [0, v.count], 16, { method: 'exact' });
+    const approx = semanticNeighbours(v, [0, v.count], 16, { method: 'inverted-file' });
+    const r = recall(exact, approx);
+    expect(r).toBeGreaterThanOrEqual(0.95);
+    // And it is an approximation: with two probes it misses neighbours.
+    const narrow = semanticNeighbours(v, [0, v.count], 16, {
+      method: 'inverted-file',
+      invertedFile: { probes: 2 },
+      refine: { rounds: 0, sample: 8, stopShare: 0 },
+    });
+    expect(recall(exact, narrow)).toBeLessThan(r);
+    // Neighbour-of-neighbour rounds (NN-descent) recover part of what two probes missed (with
+    // one probe they could not: every row then points inside its own, fully compared, list).
+    const refined = semanticNeighbours(v, [0, v.count], 16, {
+      method: 'inverted-file',
+      invertedFile: { probes: 2 },
+      refine: { rounds: 2, sample: 8, stopShare: 0 },
+    });
+    expect(recall(exact, refined)).toBeGreaterThan(recall(exact, narrow) + 0.05);
+  });
 });

@@ -24,6 +24,7 @@
  * in the Node bench and tests (test/pool-node.ts), its members calling `semanticWork` below.
  */
 import { defaultFragRelOptions } from '../options';
+import { distinctRows, expandDistinct, progressOverGroups } from './duplicates';
 import type { CsrMatrix, VectorSet } from '../types';
 import {
   assignProbes,
@@ -334,6 +335,21 @@ export async function semanticNeighboursParallel(
   const { pool, signal, ...serial } = options;
   const segs = toSegments(segments);
   const size = segs[segs.length - 1];
+  // Identical rows related once, as the single-thread build does (duplicates.ts): the same
+  // grouping and expansion around the same representatives' relation give the same rows.
+  const groups =
+    k > 0 && vectors.count === size && vectors.data.length >= size * vectors.dim
+      ? distinctRows(vectors, segs)
+      : null;
+  if (groups) {
+    const reps = await semanticNeighboursParallel(groups.vectors, groups.segments, k, {
+      ...options,
+      onProgress: options.onProgress && progressOverGroups(options.onProgress, groups, size),
+    });
+    const csr = expandDistinct(reps, groups, size, k, options.work);
+    options.onProgress?.(size, size);
+    return csr;
+  }
   const method = options.method ?? 'auto';
   const rounds = (options.refine ?? defaultRefineOptions).rounds;
   const large = (n: number) =>

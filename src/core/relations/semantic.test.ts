@@ -1,10 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { CsrMatrix, VectorSet } from '../types';
-import { dot, normalizeRows } from '../vectors';
+import { normalizeRows } from '../vectors';
 import { csrRelation, validateCsr } from './csr';
 import { semanticNeighbours, semanticRelation } from './semantic';
 import { prng } from '../prng';
+import { bruteForceKnn, csrRows } from './knn-testing';
 
 const csr = (size: number, rows: [number, number][][]): CsrMatrix => {
   const rowPtr = new Uint32Array(size + 1);
@@ -37,30 +38,8 @@ function syntheticVectors(count: number, dim: number, seed: number): VectorSet {
   return normalizeRows({ dim, count, data });
 }
 
-/** Each fragment's k best positive cosines in its document, by sorting every candidate. */
-function bruteForce(vectors: VectorSet, segments: number[], k: number): Map<number, number>[] {
-  const rows: Map<number, number>[] = [];
-  for (let s = 0; s + 1 < segments.length; s++) {
-    for (let i = segments[s]; i < segments[s + 1]; i++) {
-      const candidates: { j: number; w: number }[] = [];
-      for (let j = segments[s]; j < segments[s + 1]; j++) {
-        if (j === i) continue;
-        const w = dot(vectors.data, i * vectors.dim, vectors.data, j * vectors.dim, vectors.dim);
-        if (w > 0) candidates.push({ j, w });
-      }
-      candidates.sort((a, b) => b.w - a.w || a.j - b.j);
-      rows.push(new Map(candidates.slice(0, k).map((c) => [c.j, Math.fround(c.w)])));
-    }
-  }
-  return rows;
-}
-
-const rowsOf = (m: CsrMatrix) =>
-  Array.from({ length: m.size }, (_, i) => {
-    const row = new Map<number, number>();
-    for (let p = m.rowPtr[i]; p < m.rowPtr[i + 1]; p++) row.set(m.col[p], m.weight[p]);
-    return row;
-  });
+const rowsOf = csrRows;
+const bruteForce = bruteForceKnn;
 
 describe('csrRelation (Eq. 9 over any sparse relation)', () => {
   // w[0][1] = 0.5, w[0][2] = 0.25, w[1][0] = 1, row 2 empty; s_ind = [0.2, 0.8, 0.4].

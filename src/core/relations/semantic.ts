@@ -28,6 +28,7 @@ import { ranksBefore } from '../heap';
 import { defaultFragRelOptions } from '../options';
 import type { CsrMatrix, VectorSet } from '../types';
 import { csrRelation, type CsrRelation } from './csr';
+import { distinctRows, expandDistinct, progressOverGroups } from './duplicates';
 import { invertedFileLists, type InvertedFileOptions, type InvertedLists } from './inverted-lists';
 import {
   createDotBlock,
@@ -64,6 +65,18 @@ export interface SemanticBuildOptions {
   kernel?: 'simd' | 'simd-f32' | 'js';
   /** Rounds of neighbour-of-neighbour refinement after the inverted file (`refine` below). */
   refine?: RefineOptions;
+  /**
+   * Counts the build's work where given: `products`, dot products computed by the blocks (the
+   * exact search's pairs, the inverted file's blocks, padding included); `offers`, candidates
+   * offered to rows when identical vectors are expanded (duplicates.ts). A test of cost, not of
+   * time.
+   */
+  work?: SemanticWork;
+}
+
+export interface SemanticWork {
+  products: number;
+  offers: number;
 }
 
 export interface RefineOptions {
@@ -112,6 +125,18 @@ export function semanticNeighbours(
   if (!Number.isInteger(k) || k < 0) {
     throw new Error(`FragRel: semanticK must be a whole number >= 0, got ${k}.`);
   }
+  // Identical rows related once (duplicates.ts): many copies would otherwise meet all pairs.
+  const groups = k > 0 ? distinctRows(vectors, segs) : null;
+  if (groups) {
+    const reps = semanticNeighbours(groups.vectors, groups.segments, k, {
+      ...options,
+      onProgress: options.onProgress && progressOverGroups(options.onProgress, groups, size),
+    });
+    const csr = expandDistinct(reps, groups, size, k, options.work);
+    options.onProgress?.(size, size);
+    return csr;
+  }
+  const work = options.work;
 
   const heaps = createRowHeaps(size, k);
   const { heapCol, heapSize, heapNew, floor, offer, offerUnique } = heaps;
@@ -234,6 +259,8 @@ export function semanticNeighbours(
       const i1 = Math.min(i0 + BLOCK_ROWS, r1);
       for (let j0 = Math.max(c0, i0); j0 < c1; j0 += BLOCK_COLS) {
         const j1 = Math.min(j0 + BLOCK_COLS, c1);
+        if (work)
+          for (let i = i0; i < i1; i++) work.products += Math.max(0, j1 - Math.max(j0, i + 1));
         for (let i = i0; i < i1; i += 2) {
           if (i + 1 < i1) {
             if (i + 1 >= j0 && i + 1 < j1) consider(i, i + 1, dotAt(i * dim, (i + 1) * dim));
@@ -431,6 +458,8 @@ export function semanticNeighbours(
           options.kernel !== 'simd-f32',
           null,
           (done) => options.onProgress?.(done, size),
+          undefined,
+          work,
         );
         const r = options.refine ?? defaultRefineOptions;
         refine(first, n, r.rounds, r.sample, r.stopShare);
@@ -462,6 +491,11 @@ export function semanticNeighbours(
         }
         for (let qa = 0; qa < nq; qa += BLOCK_ROWS) {
           for (let m0 = listStart[c]; m0 < listStart[c + 1]; m0 += BLOCK_COLS) {
+            if (work) {
+              work.products +=
+                (Math.min(qa + BLOCK_ROWS, nq) - qa) *
+                (Math.min(m0 + BLOCK_COLS, listStart[c + 1]) - m0);
+            }
             crossBlock(
               queryBuf,
               queryIds,
@@ -688,6 +722,7 @@ export function relateListsSimd(
   share: { self: Uint32Array; cross: Uint32Array } | null,
   progress?: (rowsDone: number) => void,
   sharedFloors?: Int32Array,
+  work?: SemanticWork,
 ): void {
   prepareListsSimd(
     kernel,
@@ -697,7 +732,7 @@ export function relateListsSimd(
     n,
     lists,
     quantised,
-  )(heaps, share, progress, sharedFloors);
+  )(heaps, share, progress, sharedFloors, work);
 }
 
 /** `relateListsSimd` once its rows are in the kernel's memory (see `prepareListsSimd`). */
@@ -706,6 +741,7 @@ export type ListsSimdRun = (
   share: { self: Uint32Array; cross: Uint32Array } | null,
   progress?: (rowsDone: number) => void,
   sharedFloors?: Int32Array,
+  work?: SemanticWork,
 ) => void;
 
 /**
@@ -797,7 +833,7 @@ export function prepareListsSimd(
     for (let p = listStart[c]; p < listStart[c + 1]; p++) own[order[p]] = c;
   }
   const queries = new Uint32Array(n);
-  return (heaps, share, progress, sharedFloors) => {
+  return (heaps, share, progress, sharedFloors, work) => {
     const { floor, considerOnce } = heaps;
     const shared = sharedFloors ? sharedFloor(sharedFloors) : null;
     // Two passes: first every cluster against itself, which fills each row's heap with good
@@ -846,6 +882,7 @@ export function prepareListsSimd(
           for (let m0 = 0; m0 < members; m0 += BLOCK_COLS) {
             const mPad = padded(Math.min(BLOCK_COLS, members - m0));
             const firstRow = rowStart[c] + m0;
+            if (work) work.products += qEven * mPad;
             const found = quantised
               ? kernel.blockFiltered16(
                   queries16At,

@@ -3,7 +3,7 @@
  * static GloVe vectors: the pseudo-questions must be answerable (plain retrieval finds far more
  * sources than chance) and the tuner must run the whole grid and report a consistent choice.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadGloveFromDisk, sharedDatasetPath } from '../../../test/glove';
 import { embedTexts } from '../embed/static';
@@ -16,8 +16,8 @@ import { pseudoTexts, pseudoTuneQuestions } from './questions';
 
 const BOOK = sharedDatasetPath('gutenberg', 'pg11.txt');
 
-describe.skipIf(!existsSync(BOOK))('tuning on a Gutenberg book with GloVe', () => {
-  const source = existsSync(BOOK) ? readFileSync(BOOK, 'utf8').replace(/\r\n?/g, '\n') : '';
+describe('tuning on a Gutenberg book with GloVe', () => {
+  const source = readFileSync(BOOK, 'utf8').replace(/\r\n?/g, '\n');
   const model = loadGloveFromDisk();
   const frags = splitProse('alice', source, { wordsPerFragment: 100 });
   const texts = frags.map((f) => source.slice(f.start, f.end));

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sharedDatasetPath } from '../../../test/glove';
 import { parseLevalJsonl } from '../eval/datasets/leval';
@@ -8,8 +8,8 @@ import { labelledQuestions, labelledQuestionsFrom, matchRecord, recordOverlap } 
 
 const FILE = sharedDatasetPath('leval', 'quality.jsonl');
 
-describe.skipIf(!existsSync(FILE))('tuning on labels from an L-Eval file', () => {
-  const parsed = parseLevalJsonl(existsSync(FILE) ? readFileSync(FILE, 'utf8') : '', 'quality');
+describe('tuning on labels from an L-Eval file', () => {
+  const parsed = parseLevalJsonl(readFileSync(FILE, 'utf8'), 'quality');
   if (!parsed.ok) throw new Error(parsed.error);
   const records = parsed.value;
 
@@ -39,7 +39,7 @@ describe.skipIf(!existsSync(FILE))('tuning on labels from an L-Eval file', () =>
 describe('tuning on labels from every format with gold (real files)', () => {
   const read = (dir: string, name: string) => {
     const path = sharedDatasetPath(dir, name);
-    return existsSync(path) ? readFileSync(path, 'utf8') : null;
+    return readFileSync(path, 'utf8');
   };
   const parse = (name: string, text: string, companions: CompanionFile[] = []) => {
     const parsed = parseBenchmarkFile(name, text, companions);
@@ -64,8 +64,8 @@ describe('tuning on labels from every format with gold (real files)', () => {
   };
 
   const hotpot = read('hotpotqa_dev_gold_sample100', 'camera_ready_nd8_dev_sample100.json');
-  it.skipIf(!hotpot)('HotpotQA: the supporting sentences of a re-wrapped document', () => {
-    const b = parse('camera_ready_nd8_dev_sample100.json', hotpot!);
+  it('HotpotQA: the supporting sentences of a re-wrapped document', () => {
+    const b = parse('camera_ready_nd8_dev_sample100.json', hotpot);
     const item = b.items[5];
     const rewrapped = item.document.replace(/ /g, '\n');
     const r = expectCarried(rewrapped, b, item.documentId);
@@ -73,21 +73,21 @@ describe('tuning on labels from every format with gold (real files)', () => {
   });
 
   const musique = read('hipporag_multihop_train100', 'musique_train.json');
-  it.skipIf(!musique)('MuSiQue / HippoRAG: the supporting paragraphs', () => {
-    const b = parse('musique_train.json', musique!);
+  it('MuSiQue / HippoRAG: the supporting paragraphs', () => {
+    const b = parse('musique_train.json', musique);
     expectCarried(b.items[2].document, b, b.items[2].documentId);
   });
 
   const mtbench = read('mtbenchplus', 'mtbenchplus.json');
-  it.skipIf(!mtbench)('MTBench+: the turns of the topic a question refers to', () => {
-    const b = parse('mtbenchplus.json', mtbench!);
+  it('MTBench+: the turns of the topic a question refers to', () => {
+    const b = parse('mtbenchplus.json', mtbench);
     const item = b.items.find((i) => i.gold.length > 0)!;
     expectCarried(item.document, b, item.documentId);
   });
 
   const quality = read('leval', 'quality.jsonl');
-  it.skipIf(!quality)('L-Eval through the same path, and no match for another document', () => {
-    const b = parse('quality.jsonl', quality!);
+  it('L-Eval through the same path, and no match for another document', () => {
+    const b = parse('quality.jsonl', quality);
     expectCarried(b.items[0].document.replace(/ /g, '\n'), b, b.items[0].documentId);
     const other = labelledQuestionsFrom(
       'A lighthouse keeper and his dog. '.repeat(80),
@@ -141,9 +141,9 @@ describe('tuning on labels from every format with gold (real files)', () => {
     'function_level_completion_2k_context_codex.test.jsonl',
   );
   const repoFiles = read('repoeval_function_level', 'repo_files.jsonl');
-  it.skipIf(!repoTasks || !repoFiles)('RepoEval (no gold passage): a message that says so', () => {
-    const b = parse('function_level_completion_2k_context_codex.test.jsonl', repoTasks!, [
-      { name: 'repo_files.jsonl', text: repoFiles! },
+  it('RepoEval (no gold passage): a message that says so', () => {
+    const b = parse('function_level_completion_2k_context_codex.test.jsonl', repoTasks, [
+      { name: 'repo_files.jsonl', text: repoFiles },
     ]);
     const r = labelledQuestionsFrom(b.items[0].document, b, 'tasks.jsonl', 'repo');
     expect(r.ok).toBe(false);

@@ -38,17 +38,15 @@ import { useEngine } from '../answer/useEngine';
 import { pipelineLibraryOf } from '../pipelines/library';
 import { PipelineSettingsForm } from '../pipelines/PipelineSettingsForm';
 import type { PipelinesPanelProps } from '../pipelines/PipelinesPanel';
-import {
-  defaultPipelineSettings,
-  runPipeline,
-  type PipelineId,
-  type PipelineSettings,
-} from '../pipelines/registry';
+import { defaultPipelineSettings, runPipeline, type PipelineSettings } from '../pipelines/registry';
 import { pipelineEmbedder } from '../qrmem/embedder';
 import { AgreementView } from './AgreementView';
 import { CompareColumn, type ColumnRun } from './CompareColumn';
 import { acquireEngine, engineOptions, type EngineChoice } from './engines';
 import { PriceTable } from './PriceTable';
+import { recordingSpeed, speedKey } from '../pipelines/engine-speed';
+import { RunEstimate, useCostGate } from '../pipelines/RunEstimate';
+import { compareEstimate, registryId } from './estimate';
 import { UsageOverlay } from './UsageOverlay';
 import './compare.css';
 
@@ -68,9 +66,6 @@ const SUMMARIES: Record<ComparePipelineId, string> = {
   segment: 'A note per segment, filtered and merged, then answer (one call per segment and more).',
   qrmem: 'An entity graph built for the question and navigated (many calls: prefer an API).',
 };
-
-/** The registry's pipeline and settings form for a column (plain retrieval is FragRel's). */
-const registryId = (p: ComparePipelineId): PipelineId => (p === 'plain' ? 'fragrel' : p);
 
 interface Comparison {
   seq: number;
@@ -106,6 +101,7 @@ export function ComparePanel({
   const reranker = useRef<{ id: string; model: Promise<PipelineReranker> } | null>(null);
   const [now, setNow] = useState(0);
   const [open, setOpen] = useState(false);
+  const gate = useCostGate();
 
   const stopAll = useCallback(() => {
     for (const c of controllers.current.values()) c.abort();
@@ -269,7 +265,10 @@ export function ComparePanel({
           {
             question: result.question,
             library: pipeline === 'plain' ? plain : library,
-            llm: pipelineLlm(acquired),
+            // Each answer's speed is kept for the next estimate on this engine.
+            llm: pipelineLlm(
+              recordingSpeed(acquired, speedKey(column.engine.kind, column.engine.model)),
+            ),
             ...(loadedReranker ? { reranker: loadedReranker } : {}),
             ...(loadedEmbedder ? { embedder: loadedEmbedder } : {}),
             ...(memory ? { memory } : {}),
@@ -319,6 +318,21 @@ export function ComparePanel({
     settingsOf,
     stopAll,
   ]);
+
+  // Before anything is sent: each column's calls and tokens by a dry run (estimate.ts), then the
+  // comparison, or the question above the threshold (the columns' calls added up).
+  const requestCompare = () => {
+    if (!result || !library) return;
+    const signal = new AbortController().signal;
+    void gate.request(
+      () =>
+        compareEstimate(
+          { chosen, options, engineOf, settingsOf, engine, result, library, embedder },
+          signal,
+        ),
+      () => void start(),
+    );
+  };
 
   const agreement = useMemo(() => {
     const done = comparison?.columns.filter((c) => c.status === 'done') ?? [];
@@ -410,8 +424,8 @@ export function ComparePanel({
               <button
                 type="button"
                 className="primary"
-                onClick={() => void start()}
-                disabled={running || blocker !== null}
+                onClick={requestCompare}
+                disabled={running || blocker !== null || gate.estimating || gate.pending}
               >
                 Compare {chosen.length} pipelines
               </button>
@@ -422,6 +436,11 @@ export function ComparePanel({
               )}
             </div>
             {blocker && !running && <p className="engine__hint">{blocker}</p>}
+            <RunEstimate
+              gate={gate}
+              prices={prices}
+              runLabel={`Compare ${chosen.length} pipelines`}
+            />
             {comparison && (
               <div className="compare__result" data-testid="compare-result">
                 <p className="answer__question">Question: “{comparison.question}”</p>

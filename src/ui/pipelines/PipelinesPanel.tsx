@@ -34,6 +34,10 @@ import {
   type PipelineSettings,
 } from './registry';
 import { TraceView } from './TraceView';
+import { dryRunCost, type AnswerPipeline } from '../../core/eval/answer-run';
+import { engineOptions } from '../compare/engines';
+import { recordingSpeed, speedKey } from './engine-speed';
+import { RunEstimate, useCostGate } from './RunEstimate';
 import './pipelines.css';
 
 export interface PipelinesPanelProps {
@@ -81,6 +85,9 @@ export function PipelinesPanel({
   const reranker = useRef<{ id: string; model: PipelineReranker } | null>(null);
   const abort = useRef<AbortController | null>(null);
   const runId = useRef(0);
+  const gate = useCostGate();
+  // The engine the run goes to, for the estimate's time or price and the speed it measures.
+  const current = engineOptions(engine)[0];
   useEffect(() => () => abort.current?.abort(), []);
 
   const library = useMemo(
@@ -167,7 +174,10 @@ export function PipelinesPanel({
         question: result.question,
         library,
         // Counts remembered per text for the run: in-browser engines count by reading the text.
-        llm: withCountCache(pipelineLlm(acquired)),
+        // Each answer's speed is kept for the next estimate on this engine.
+        llm: withCountCache(
+          pipelineLlm(recordingSpeed(acquired, speedKey(current.kind, current.model))),
+        ),
         ...(loadedReranker ? { reranker: loadedReranker } : {}),
         ...(loadedEmbedder ? { embedder: loadedEmbedder } : {}),
         ...(memory ? { memory } : {}),
@@ -194,6 +204,8 @@ export function PipelinesPanel({
       error: (output.error as LlmError | undefined) ?? null,
     });
   }, [
+    current.kind,
+    current.model,
     embedder,
     memory,
     engine,
@@ -205,6 +217,40 @@ export function PipelinesPanel({
     result,
     settings,
   ]);
+
+  // Before anything is sent: the run's calls and tokens by a dry run (the embedder is loaded for
+  // QRMeM's, which needs it; the engine is not), then the run, or the question above the threshold.
+  const requestRun = () => {
+    if (!result || !library) return;
+    const controller = new AbortController();
+    void gate.request(
+      async () => {
+        const dryEmbedder =
+          pipeline === 'qrmem' ? await pipelineEmbedder(embedder, controller.signal) : undefined;
+        const runner: AnswerPipeline = (input) =>
+          runPipeline(
+            pipeline,
+            { ...input, ...(dryEmbedder ? { embedder: dryEmbedder } : {}) },
+            settings,
+          );
+        const cost = await dryRunCost(
+          runner,
+          { question: result.question, library },
+          engine.contextLimit,
+          controller.signal,
+        );
+        return [
+          {
+            label: PIPELINE_NAMES[pipeline],
+            cost,
+            floor: pipeline === 'segment' || pipeline === 'qrmem',
+            engine: current,
+          },
+        ];
+      },
+      () => void start(),
+    );
+  };
 
   const sourcesOfRun: PromptSource[] = useMemo(
     () => run?.output?.citations.map((c) => ({ ...c, truncated: false })) ?? [],
@@ -254,8 +300,8 @@ export function PipelinesPanel({
         <button
           type="button"
           className="primary"
-          onClick={() => void start()}
-          disabled={busy || blocker !== null}
+          onClick={requestRun}
+          disabled={busy || blocker !== null || gate.estimating || gate.pending}
         >
           Run {PIPELINE_NAMES[pipeline]}
         </button>
@@ -266,6 +312,7 @@ export function PipelinesPanel({
         )}
       </div>
       {blocker && !busy && <p className="engine__hint">{blocker}</p>}
+      <RunEstimate gate={gate} runLabel={`Run ${PIPELINE_NAMES[pipeline]}`} />
       {run && (
         <div className="answer__run">
           <p className="answer__question">

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sharedDatasetPath } from '../../../../test/glove';
 import { musiqueSet } from '../../../../bench/quality/items';
@@ -6,7 +6,6 @@ import { parseBenchmarkFile } from './detect';
 import type { BenchmarkItem, BenchmarkParse } from './types';
 
 const read = (...p: string[]) => readFileSync(sharedDatasetPath(...p), 'utf8');
-const have = existsSync(sharedDatasetPath('leval', 'quality.jsonl'));
 
 function ok(r: BenchmarkParse) {
   if (!r.ok) throw new Error(r.error);
@@ -16,7 +15,7 @@ const goldTexts = (item: BenchmarkItem) =>
   item.gold.map((g) => item.document.slice(g.start, g.end));
 
 describe('parseBenchmarkFile on the shared data sets (read in place)', () => {
-  it.skipIf(!have)('L-Eval QuALITY: the format, counts and a located gold passage', () => {
+  it('L-Eval QuALITY: the format, counts and a located gold passage', () => {
     const b = ok(parseBenchmarkFile('quality.jsonl', read('leval', 'quality.jsonl')));
     expect(b.format).toBe('leval');
     expect(b.documents).toBe(15);
@@ -33,43 +32,40 @@ describe('parseBenchmarkFile on the shared data sets (read in place)', () => {
     }
   });
 
-  it.skipIf(!have)('L-Eval SFiction measures no answer-in-context; bytes parse as text', () => {
+  it('L-Eval SFiction measures no answer-in-context; bytes parse as text', () => {
     const bytes = new TextEncoder().encode(read('leval', 'sci_fi.jsonl'));
     const b = ok(parseBenchmarkFile('sci_fi.jsonl', bytes));
     expect(b.items.every((i) => i.answerText === null && i.gold.length === 1)).toBe(true);
     expect(b.items.every((i) => i.group === 'sfiction')).toBe(true);
   });
 
-  it.skipIf(!have)(
-    'HotpotQA gold sample: supporting sentences, paragraphs as fixed fragments, seeded order',
-    () => {
-      const text = read('hotpotqa_dev_gold_sample100', 'camera_ready_nd8_dev_sample100.json');
-      const b = ok(parseBenchmarkFile('camera_ready_nd8_dev_sample100.json', text));
-      expect(b.format).toBe('hotpotqa');
-      expect(b.items).toHaveLength(100);
-      const raw = JSON.parse(text) as {
-        para_a: string[];
-        para_b: string[];
-        supporting_facts: number[][];
-      }[];
-      const item = b.items[0];
-      expect(goldTexts(item)).toEqual(
-        expect.arrayContaining([
-          ...raw[0].supporting_facts[0].map((k) => raw[0].para_a[k]),
-          ...raw[0].supporting_facts[1].map((k) => raw[0].para_b[k]),
-        ]),
-      );
-      expect(item.fixedFragments).toHaveLength(10);
-      // Gold paragraphs are not always the first two fragments.
-      const firstGoldFragment = b.items.map((i) =>
-        i.fixedFragments!.findIndex((f) => f.start <= i.gold[0].start && i.gold[0].end <= f.end),
-      );
-      expect(new Set(firstGoldFragment).size).toBeGreaterThan(3);
-      expect(ok(parseBenchmarkFile('h.json', text)).items[5]).toEqual(b.items[5]);
-    },
-  );
+  it('HotpotQA gold sample: supporting sentences, paragraphs as fixed fragments, seeded order', () => {
+    const text = read('hotpotqa_dev_gold_sample100', 'camera_ready_nd8_dev_sample100.json');
+    const b = ok(parseBenchmarkFile('camera_ready_nd8_dev_sample100.json', text));
+    expect(b.format).toBe('hotpotqa');
+    expect(b.items).toHaveLength(100);
+    const raw = JSON.parse(text) as {
+      para_a: string[];
+      para_b: string[];
+      supporting_facts: number[][];
+    }[];
+    const item = b.items[0];
+    expect(goldTexts(item)).toEqual(
+      expect.arrayContaining([
+        ...raw[0].supporting_facts[0].map((k) => raw[0].para_a[k]),
+        ...raw[0].supporting_facts[1].map((k) => raw[0].para_b[k]),
+      ]),
+    );
+    expect(item.fixedFragments).toHaveLength(10);
+    // Gold paragraphs are not always the first two fragments.
+    const firstGoldFragment = b.items.map((i) =>
+      i.fixedFragments!.findIndex((f) => f.start <= i.gold[0].start && i.gold[0].end <= f.end),
+    );
+    expect(new Set(firstGoldFragment).size).toBeGreaterThan(3);
+    expect(ok(parseBenchmarkFile('h.json', text)).items[5]).toEqual(b.items[5]);
+  });
 
-  it.skipIf(!have)('MuSiQue: the same documents and gold as the benchmark harness lays out', () => {
+  it('MuSiQue: the same documents and gold as the benchmark harness lays out', () => {
     const file = sharedDatasetPath('hipporag_multihop_train100', 'musique_train.json');
     const b = ok(parseBenchmarkFile('musique_train.json', readFileSync(file, 'utf8')));
     expect(b.format).toBe('musique');
@@ -82,62 +78,52 @@ describe('parseBenchmarkFile on the shared data sets (read in place)', () => {
     });
   });
 
-  it.skipIf(!have)(
-    'MTBench+: past human turns as fragments, the referred topic’s turns as gold',
-    () => {
-      const b = ok(parseBenchmarkFile('mtbenchplus.json', read('mtbenchplus', 'mtbenchplus.json')));
-      expect(b.format).toBe('mtbenchplus');
-      expect(b.items).toHaveLength(27);
-      const raw = JSON.parse(read('mtbenchplus', 'mtbenchplus.json')) as {
-        conversations: { from: string; value: string; 'turn-info'?: string }[];
-      }[];
-      const humans = raw[0].conversations.filter((c) => c.from === 'human');
-      const item = b.items[0];
-      expect(item.question).toBe(humans.at(-1)!.value);
-      expect(goldTexts(item)).toEqual(
-        humans
-          .filter(
-            (h) => h['turn-info']?.startsWith('roleplay-95-') && !h['turn-info'].endsWith('-Q'),
-          )
-          .map((h) => h.value),
-      );
-      expect(item.fixedFragments!.map((f) => item.document.slice(f.start, f.end))).toEqual(
-        humans.slice(0, -1).map((h) => h.value),
-      );
-    },
-  );
+  it('MTBench+: past human turns as fragments, the referred topic’s turns as gold', () => {
+    const b = ok(parseBenchmarkFile('mtbenchplus.json', read('mtbenchplus', 'mtbenchplus.json')));
+    expect(b.format).toBe('mtbenchplus');
+    expect(b.items).toHaveLength(27);
+    const raw = JSON.parse(read('mtbenchplus', 'mtbenchplus.json')) as {
+      conversations: { from: string; value: string; 'turn-info'?: string }[];
+    }[];
+    const humans = raw[0].conversations.filter((c) => c.from === 'human');
+    const item = b.items[0];
+    expect(item.question).toBe(humans.at(-1)!.value);
+    expect(goldTexts(item)).toEqual(
+      humans
+        .filter((h) => h['turn-info']?.startsWith('roleplay-95-') && !h['turn-info'].endsWith('-Q'))
+        .map((h) => h.value),
+    );
+    expect(item.fixedFragments!.map((f) => item.document.slice(f.start, f.end))).toEqual(
+      humans.slice(0, -1).map((h) => h.value),
+    );
+  });
 
-  it.skipIf(!have)(
-    'RepoEval: needs its repository files, then one document per target file',
-    () => {
-      const tasks = read(
-        'repoeval_function_level',
-        'function_level_completion_2k_context_codex.test.jsonl',
-      );
-      const alone = parseBenchmarkFile('tasks.jsonl', tasks);
-      expect(alone.ok).toBe(false);
-      if (!alone.ok) expect(alone.error).toMatch(/repo_files\.jsonl/);
-      const files = {
-        name: 'repo_files.jsonl',
-        text: read('repoeval_function_level', 'repo_files.jsonl'),
-      };
-      const b = ok(parseBenchmarkFile('tasks.jsonl', tasks, [files]));
-      expect(b.format).toBe('repoeval');
-      expect(b.items).toHaveLength(213);
-      const item = b.items[0];
-      expect(item.answers[0]).toContain('register_class');
-      const prompt = (JSON.parse(tasks.split('\n')[0]) as { prompt: string }).prompt;
-      expect(item.question.split('\n').length).toBeLessThanOrEqual(20);
-      expect(prompt.endsWith(item.question)).toBe(true);
-      // The target file is not in its own document; other files are.
-      expect(item.document).not.toContain('# file: trlx/pipeline/__init__.py\n');
-      expect(item.document).toContain('# file: trlx/trlx.py\n');
-      const repoFilesAlone = parseBenchmarkFile('repo_files.jsonl', files.text);
-      expect(!repoFilesAlone.ok && repoFilesAlone.error).toMatch(
-        /together with the RepoEval tasks/,
-      );
-    },
-  );
+  it('RepoEval: needs its repository files, then one document per target file', () => {
+    const tasks = read(
+      'repoeval_function_level',
+      'function_level_completion_2k_context_codex.test.jsonl',
+    );
+    const alone = parseBenchmarkFile('tasks.jsonl', tasks);
+    expect(alone.ok).toBe(false);
+    if (!alone.ok) expect(alone.error).toMatch(/repo_files\.jsonl/);
+    const files = {
+      name: 'repo_files.jsonl',
+      text: read('repoeval_function_level', 'repo_files.jsonl'),
+    };
+    const b = ok(parseBenchmarkFile('tasks.jsonl', tasks, [files]));
+    expect(b.format).toBe('repoeval');
+    expect(b.items).toHaveLength(213);
+    const item = b.items[0];
+    expect(item.answers[0]).toContain('register_class');
+    const prompt = (JSON.parse(tasks.split('\n')[0]) as { prompt: string }).prompt;
+    expect(item.question.split('\n').length).toBeLessThanOrEqual(20);
+    expect(prompt.endsWith(item.question)).toBe(true);
+    // The target file is not in its own document; other files are.
+    expect(item.document).not.toContain('# file: trlx/pipeline/__init__.py\n');
+    expect(item.document).toContain('# file: trlx/trlx.py\n');
+    const repoFilesAlone = parseBenchmarkFile('repo_files.jsonl', files.text);
+    expect(!repoFilesAlone.ok && repoFilesAlone.error).toMatch(/together with the RepoEval tasks/);
+  });
 });
 
 describe('parseBenchmarkFile on small written files', () => {

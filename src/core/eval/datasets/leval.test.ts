@@ -1,13 +1,12 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { sharedDatasetPath } from '../../../../test/glove';
 import { levalSubsetOf, parseLevalJsonl, splitQualityOptions } from './leval';
 
 const file = (name: string) => sharedDatasetPath('leval', name);
-const have = existsSync(file('quality.jsonl'));
 
 describe('parseLevalJsonl on the shared L-Eval files', () => {
-  it.skipIf(!have)('reads QuALITY: stems without options, the correct option as gold text', () => {
+  it('reads QuALITY: stems without options, the correct option as gold text', () => {
     const r = parseLevalJsonl(readFileSync(file('quality.jsonl'), 'utf8'), 'quality');
     if (!r.ok) throw new Error(r.error);
     const questions = r.value.flatMap((d) => d.questions);
@@ -21,7 +20,7 @@ describe('parseLevalJsonl on the shared L-Eval files', () => {
     expect(questions.every((x) => x.options.length === 4)).toBe(true);
   });
 
-  it.skipIf(!have)('reads Qasper and SFiction with their query and gold rules', () => {
+  it('reads Qasper and SFiction with their query and gold rules', () => {
     const qasper = parseLevalJsonl(
       readFileSync(file('scientific_qa.jsonl'), 'utf8'),
       levalSubsetOf('scientific_qa.jsonl'),

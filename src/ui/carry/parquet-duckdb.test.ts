@@ -26,9 +26,9 @@ import { semanticParams } from '../../workers/retrieval-params';
 import { codeRelationParams } from '../../workers/retrieval-types';
 import { loadGloveFromDisk, sharedDatasetPath } from '../../../test/glove';
 import { sourceFiles } from '../../../test/code-repository';
-import { relationParamsKey } from '../codec';
-import { openLibrary, type Library } from '../index';
-import { writeParquetExport } from './export';
+import { relationParamsKey } from '../../store/codec';
+import { openLibrary, type Library } from '../../store/index';
+import { writeParquetExport } from '../../store/parquet/export';
 import { sqlBlocks } from '../../../test/storage-sql';
 
 /**
