@@ -18,6 +18,7 @@ import type { CitationRecord } from '../../store';
 import { documentOf, selectedFragments } from './fragments';
 import { fitAndGenerate, settledRun } from './generate';
 import { PromptDetails } from './PromptDetails';
+import { AnswerSources } from './AnswerSources';
 import { formatBytes, ggufCatalogueUrl, RECOMMENDED_GGUF } from '../../llm/gguf-catalogue';
 import { isApiEngine } from '../../llm/settings';
 import { localSourceKey } from './useLocalModel';
@@ -349,19 +350,13 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
           )}
           {run.prompt && (
             <>
-              <ol className="answer__sources" aria-label="Excerpts the model was given">
-                {run.prompt.sources.map((s) => (
-                  <li
-                    key={s.label}
-                    className={`${cited.has(s.label) ? 'answer__source--cited' : ''}${activeLabel === s.label ? ' answer__source--active' : ''}`}
-                  >
-                    <button type="button" className="link" onClick={() => cite(s)}>
-                      [{s.label}] {s.location}
-                    </button>
-                    {s.truncated && <span className="stats"> (cut to fit)</span>}
-                  </li>
-                ))}
-              </ol>
+              <AnswerSources
+                sources={run.prompt.sources}
+                cited={cited}
+                activeLabel={activeLabel}
+                writing={busy}
+                onOpen={(s) => cite(s)}
+              />
               <PromptDetails prompt={run.prompt} exact={run.exactCounts} />
             </>
           )}
