@@ -31,6 +31,7 @@ import {
   fileHeat,
   fileKey,
   fileTree,
+  firstFileToOpen,
   linesOf,
   repositoryFilesOf,
   retrievedWindows,
@@ -176,8 +177,12 @@ export function CodeView({
       ),
     [files],
   );
+  const firstPath = useMemo(
+    () => (files[0] ? firstFileToOpen(files[0].files.map((f) => f.path)) : null),
+    [files],
+  );
   const current =
-    open ?? (files[0]?.files[0] ? { docId: files[0].doc.id, path: files[0].files[0].path } : null);
+    open ?? (files[0] && firstPath ? { docId: files[0].doc.id, path: firstPath } : null);
   const currentFile = current
     ? files.find((f) => f.doc.id === current.docId)?.files.find((f) => f.path === current.path)
     : undefined;
