@@ -213,9 +213,16 @@ describe('bad input: errors as values with messages that say what to do', () => 
       file: 'big.txt',
       code: 'too-large',
       message:
-        '“big.txt” is 2.9 KB, over the limit of 2.0 KB per file. Split it into smaller files, ' +
-        'or drop a plain-text version (much smaller than PDF or EPUB).',
+        '“big.txt” is 2.9 KB, over the limit of 2.0 KB per file. Split it into smaller files ' +
+        '(by volume or chapter) and drop those.',
     });
+    // A plain-text version is advice for a PDF or an EPUB only.
+    expect(
+      (await one(fileOf('big.pdf', 'x'.repeat(3000)), { maxBytes: 2048 })).error?.message,
+    ).toBe(
+      '“big.pdf” is 2.9 KB, over the limit of 2.0 KB per file. Split it into smaller files, or ' +
+        'drop a plain-text version (much smaller than PDF or EPUB).',
+    );
     expect(
       (await one(fileOf('ok.txt', 'x'.repeat(2048)), { maxBytes: 2048 })).error,
     ).toBeUndefined();

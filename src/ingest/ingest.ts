@@ -243,8 +243,11 @@ async function ingestOne(file: IngestInput, ctx: FileContext): Promise<IngestedD
       name,
       'too-large',
       `${quoted(name)} is ${formatBytes(file.size)}, over the limit of ` +
-        `${formatBytes(ctx.maxBytes)} per file. Split it into smaller files, or drop a ` +
-        'plain-text version (much smaller than PDF or EPUB).',
+        `${formatBytes(ctx.maxBytes)} per file. ` +
+        // It is plain text already: a plain-text version is no smaller.
+        (format === 'txt' || format === 'md'
+          ? 'Split it into smaller files (by volume or chapter) and drop those.'
+          : 'Split it into smaller files, or drop a plain-text version (much smaller than PDF or EPUB).'),
     );
   }
   if (file.size === 0) emptyText(name, 'is empty (0 bytes)');
