@@ -39,6 +39,5 @@ export async function importFromFile(
   file: Blob,
 ): Promise<{ added: string[]; skipped: string[]; settings: boolean }> {
   const { records } = unpackLibrary(new Uint8Array(await file.arrayBuffer()));
-  const result = await library.importRecords(records);
-  return { ...result, settings: records.settings.length > 0 };
+  return library.importRecords(records);
 }
