@@ -49,6 +49,7 @@ import { useCompletion, type CompletionStatus } from './useCompletion';
 import { WindowDetails, type ExplainedWindow, type Explainer } from './WindowDetails';
 import { WindowList } from './WindowList';
 import './code.css';
+import { countOf, formatCount } from '../format/numbers';
 
 export interface CodeViewProps {
   library: Library;
@@ -398,7 +399,7 @@ export function CodeView({
       {busy && !result && <p role="status">Scoring windows…</p>}
       {result && request && (
         <p className="stats" data-testid="code-summary">
-          {result.selected.length} of {result.final.length.toLocaleString('en')} windows selected
+          {formatCount(result.selected.length)} of {countOf(result.final.length, 'window')} selected
           {result.spans
             ? ` (merged into ${result.spans.length} ${result.spans.length === 1 ? 'span' : 'spans'}, ${result.used.toLocaleString('en')} lines, none repeated)`
             : ''}{' '}

@@ -41,6 +41,7 @@ import { AnswerEval } from './AnswerEval';
 import { EngineProvider } from '../answer/useEngine';
 import { runJson, summaryCsv } from './export';
 import { download } from './download';
+import { countOf } from '../format/numbers';
 
 interface Loaded {
   files: { name: string; text: string }[];
@@ -454,7 +455,7 @@ export function EvaluatePage() {
           </p>
           <ul className="eval-counts">
             <li data-testid="eval-count-questions">{b.items.length} questions</li>
-            <li>{b.documents} documents</li>
+            <li>{countOf(b.documents, 'document')}</li>
             <li>{withGold} with a gold passage (gold recall)</li>
             <li>{withAnswer} with an answer text (answer-in-context)</li>
             {b.skipped > 0 && <li>{b.skipped} left out: nothing to score</li>}
