@@ -4,15 +4,19 @@
  * sources and folds the rest, and at 390x844 the question comes first with the library in a
  * drawer, the engine form folded once an engine is chosen and nothing scrolling sideways.
  */
+import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { openLocalPage } from './support/local-page';
+import { configureLoopbackEngine } from './support/loopback-engine';
 import { startOpenAiServer, type OpenAiServer } from './support/openai-server';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ALICE = resolve(HERE, '../../shared/datasets/gutenberg/pg11.txt');
+const QUALITY = resolve(HERE, '../../shared/datasets/leval/quality.jsonl');
+const QUESTION_MT = 'What did the Mock Turtle learn at school in the sea?';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -118,4 +122,198 @@ test('a link in a chat reply opens in a new tab; the app stays', async () => {
   await clickModelLink(link);
   await page.getByRole('tab', { name: 'Ask the library' }).click();
   expect(problems).toEqual([]);
+});
+
+const say = (text: string) => ({ kind: 'answer' as const, pieces: [text] });
+
+/** What scrolls sideways: the page's excess width, and the elements reaching past the screen. */
+async function sideways(p: Page) {
+  return p.evaluate(() => {
+    const width = window.innerWidth;
+    const scrolling = document.scrollingElement!;
+    const past: string[] = [];
+    for (const el of document.querySelectorAll<HTMLElement>('body *')) {
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.right <= width + 0.5) continue;
+      // Inside a box that scrolls by itself, reaching past the screen is that box's business.
+      let clipped = false;
+      for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+        const o = getComputedStyle(a).overflowX;
+        if (
+          (o === 'auto' || o === 'scroll' || o === 'hidden') &&
+          a.getBoundingClientRect().right <= width + 0.5
+        ) {
+          clipped = true;
+          break;
+        }
+      }
+      if (!clipped)
+        past.push(
+          `${el.tagName.toLowerCase()}.${el.className} → ${Math.round(r.right - width)} px`,
+        );
+    }
+    // The last ones are the deepest: the element that makes the others wide is among them.
+    return { excess: scrolling.scrollWidth - width, past: past.slice(-8) };
+  });
+}
+
+async function expectNoSideways(p: Page, where: string) {
+  const s = await sideways(p);
+  expect(s.past, `elements past the screen in ${where}`).toEqual([]);
+  expect(s.excess, `sideways scroll in ${where}`).toBeLessThanOrEqual(0);
+}
+
+test('phone 390x844: the question first, the library in a drawer, the engine folded, nothing sideways', async ({
+  browser,
+}) => {
+  test.setTimeout(240_000);
+  const phoneUrls: string[] = [];
+  const phoneProblems: string[] = [];
+  const qrmem = await startOpenAiServer();
+  qrmem.routes = [
+    {
+      when: /Document part:[\s\S]*Mock Turtle[\s\S]*List the key entities/,
+      reply: say('["Mock Turtle", "Gryphon"]'),
+    },
+    { when: 'List the key entities', reply: say('["Alice"]') },
+    {
+      when: /Entities: [^\n]*Mock Turtle[\s\S]*For each pair/,
+      reply: say(
+        JSON.stringify([
+          { head: 'Mock Turtle', relation: 'went to school in the sea with', tail: 'Gryphon' },
+        ]),
+      ),
+    },
+    { when: 'For each pair', reply: say('[]') },
+    { when: 'Summarise the following text', reply: say('Alice meets the Mock Turtle.') },
+    { when: 'new questions about the document', reply: say('["What did the Mock Turtle learn?"]') },
+    { when: 'this question is about', reply: say('["Mock Turtle"]') },
+    {
+      when: 'Can the question be answered from these passages?',
+      reply: say('{"answerable": false, "answer": "", "reason": "The lessons are not listed."}'),
+    },
+    { when: 'Answer the question from the passages', reply: say('Reeling and Writhing [1].') },
+  ];
+  qrmem.fallback = say('The Mock Turtle learned Reeling and Writhing [1].');
+  const phone = await openLocalPage(browser, phoneUrls, phoneProblems);
+  try {
+    await phone.setViewportSize({ width: 390, height: 844 });
+    await phone.goto('/');
+    await expect(phone.getByTestId('worker-status')).toContainText('Workers ready');
+
+    // The first screen: the question box, not the library.
+    const question = phone.getByLabel('Question');
+    await expect(question).toBeInViewport();
+    const box = (await question.boundingBox())!;
+    expect(box.y + box.height).toBeLessThanOrEqual(844);
+    const drawer = phone.getByTestId('library-drawer');
+    await expect(drawer).toBeHidden();
+
+    // The drawer: a button opens it, the focus goes in, Escape closes it and gives the focus back.
+    const opener = phone.getByTestId('library-drawer-open');
+    await opener.click();
+    await expect(drawer).toBeVisible();
+    await expect(phone.getByRole('dialog', { name: 'Library' })).toBeVisible();
+    await expect(drawer.getByRole('button', { name: 'Close' })).toBeFocused();
+    const d = (await drawer.boundingBox())!;
+    expect(d.x).toBeGreaterThanOrEqual(0);
+    expect(d.x + d.width).toBeLessThanOrEqual(390);
+    // Tab stays inside the open drawer.
+    for (let k = 0; k < 40; k++) await phone.keyboard.press('Tab');
+    expect(await phone.evaluate(() => !!document.activeElement?.closest('#library-drawer'))).toBe(
+      true,
+    );
+    await phone.keyboard.press('Escape');
+    await expect(drawer).toBeHidden();
+    await expect(opener).toBeFocused();
+
+    // A book dropped on the page lands in the library behind the button.
+    await dropFiles(phone, [bookFile(ALICE)]);
+    await expect(opener).toHaveText('Library (1 document)');
+    await opener.click();
+    await expect(drawer.getByTestId('library-item')).toContainText(/\d+ fragments/);
+    await drawer.getByRole('button', { name: 'Close' }).click();
+    await expect(drawer).toBeHidden();
+    await expectNoSideways(phone, 'the main view');
+
+    // No engine: the form is open under the offer. Chosen and asked: it folds to one line.
+    const answer = phone.getByTestId('answer-panel');
+    const fold = answer.getByTestId('engine-fold');
+    await expect(fold).toHaveAttribute('open', '');
+    await answer.getByRole('button', { name: 'use an API key' }).click();
+    await configureLoopbackEngine(answer, qrmem);
+    await question.fill(QUESTION_MT);
+    await expect(question).toBeInViewport();
+    await phone.getByRole('button', { name: 'Ask', exact: true }).click();
+    await expect(answer).toHaveAttribute('data-state', 'done');
+    await expect(fold).not.toHaveAttribute('open', '');
+    await expect(answer.getByTestId('engine-fold-summary')).toContainText('test-model');
+    await expect(answer.getByLabel('Base URL')).toBeHidden();
+    await expectNoSideways(phone, 'the answer and evidence');
+    // A reload with the engine chosen opens with the form folded.
+    await phone.reload();
+    await expect(phone.getByTestId('worker-status')).toContainText('Workers ready');
+    await expect(fold).toBeVisible();
+    await expect(fold).not.toHaveAttribute('open', '');
+    await question.fill(QUESTION_MT);
+    await phone.getByRole('button', { name: 'Ask', exact: true }).click();
+    await expect(phone.getByTestId('retrieval-summary')).toContainText(QUESTION_MT);
+
+    // Compare, with its price table open.
+    const compare = phone.getByTestId('compare-panel');
+    await compare.locator('summary').first().click();
+    await compare.getByTestId('price-table').locator('summary').click();
+    await expect(compare.getByTestId('price-table').locator('table')).toBeVisible();
+    await expectNoSideways(phone, 'Compare');
+    for (const el of [compare, compare.getByTestId('price-table')]) {
+      const b = (await el.boundingBox())!;
+      expect(b.x).toBeGreaterThanOrEqual(0);
+      expect(b.x + b.width).toBeLessThanOrEqual(390);
+    }
+    await compare.locator('summary').first().click();
+
+    // A QRMeM trace, every step opened.
+    const pipelines = phone.getByTestId('pipelines-panel');
+    await pipelines.getByRole('radio', { name: 'QRMeM' }).check();
+    await pipelines.getByLabel('Trials at most').fill('2');
+    await pipelines.getByLabel('Generated questions').fill('1');
+    await pipelines.getByRole('button', { name: 'Run QRMeM' }).click();
+    await expect(pipelines).toHaveAttribute('data-state', 'done', { timeout: 200_000 });
+    const trace = pipelines.getByTestId('pipeline-trace');
+    await trace.evaluate((el) => el.querySelectorAll('details').forEach((x) => (x.open = true)));
+    await expectNoSideways(phone, 'the QRMeM trace');
+    const t = (await trace.boundingBox())!;
+    expect(t.x + t.width).toBeLessThanOrEqual(390);
+    expect(phoneProblems).toEqual([]);
+  } finally {
+    await phone.context().close();
+    await qrmem.close();
+  }
+});
+
+test('evaluate.html: the answer-evaluation engine form is laid out like the app’s', async () => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto('/evaluate.html');
+  const line = readFileSync(QUALITY, 'utf8').split('\n').find(Boolean)!;
+  await dropFiles(page, [{ name: 'quality.jsonl', bytes: new TextEncoder().encode(`${line}\n`) }]);
+  await expect(page.getByTestId('eval-format')).toHaveText('L-Eval JSONL');
+  const section = page.getByTestId('answer-eval');
+  await section.getByLabel('Engine', { exact: true }).selectOption('openai');
+  const url = section.getByLabel('Base URL');
+  // Label and field in two columns of the form's grid, the field wide, not "Base URLhttp://…".
+  const layout = await url.evaluate((input) => {
+    const row = input.closest('.engine__row');
+    const label = row?.querySelector('label');
+    return {
+      row: row ? getComputedStyle(row).display : 'none',
+      form: getComputedStyle(input.closest('fieldset.engine')!).display,
+      gap: label ? input.getBoundingClientRect().left - label.getBoundingClientRect().right : 0,
+      width: input.getBoundingClientRect().width,
+    };
+  });
+  expect(layout.row).toBe('grid');
+  expect(layout.form).toBe('grid');
+  expect(layout.gap).toBeGreaterThan(4);
+  expect(layout.width).toBeGreaterThan(300);
+  await page.goto('/');
 });

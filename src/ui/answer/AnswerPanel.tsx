@@ -23,6 +23,8 @@ import { formatBytes, ggufCatalogueUrl, RECOMMENDED_GGUF } from '../../llm/gguf-
 import { isApiEngine } from '../../llm/settings';
 import { localSourceKey } from './useLocalModel';
 import { SharedEngineSettings, useEngine } from './useEngine';
+import { EngineFold, engineSummary, useEngineFold } from './EngineFold';
+import { useNarrowScreen } from '../layout/useNarrowScreen';
 import './answer.css';
 
 export interface AnswerPanelProps {
@@ -197,6 +199,8 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
   };
 
   const engineBox = useRef<HTMLDivElement>(null);
+  const narrow = useNarrowScreen();
+  const fold = useEngineFold(engine.problem === null, run?.id ?? 0);
   /** The one-line offer: switch to that kind of engine and put the cursor where it needs input. */
   const openEngine = (kind: 'wllama' | 'openai') => {
     if (
@@ -205,6 +209,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
     ) {
       engine.changeSettings({ ...engine.settings, kind });
     }
+    fold.reveal();
     requestAnimationFrame(() => {
       const box = engineBox.current;
       box?.scrollIntoView({ block: 'start', behavior: 'smooth' });
@@ -363,7 +368,14 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
         </div>
       )}
       <div className="answer__engine" ref={engineBox}>
-        <SharedEngineSettings busy={busy} />
+        <EngineFold
+          narrow={narrow}
+          open={fold.open}
+          onToggle={fold.toggle}
+          summary={engineSummary(engine.settings)}
+        >
+          <SharedEngineSettings busy={busy} />
+        </EngineFold>
       </div>
     </section>
   );

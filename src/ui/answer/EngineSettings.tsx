@@ -14,6 +14,7 @@ import { WEBLLM_MODELS, describeWebLlmModel } from '../../llm/webllm-catalogue';
 import { ggufUrl } from '../../llm/wllama';
 import { GgufCatalogue } from './GgufCatalogue';
 import type { LocalModelState } from './useLocalModel';
+import './engine.css';
 
 export interface KeyField {
   /** The key of the current endpoint ('' when none). */
