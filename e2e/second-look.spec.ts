@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { openLocalPage } from './support/local-page';
+import { openAdvanced } from './support/advanced';
 import { configureLoopbackEngine } from './support/loopback-engine';
 import { startOpenAiServer, type OpenAiServer } from './support/openai-server';
 
@@ -289,6 +290,48 @@ test('phone 390x844: the question first, the library in a drawer, the engine fol
     await phone.context().close();
     await qrmem.close();
   }
+});
+
+test('one hub-host setting serves the embedders, the GGUF catalogue and evaluate.html', async () => {
+  const mirror = 'http://127.0.0.1:9/mirror/';
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto('/');
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  // The setting the embedders' error message names exists, under Advanced.
+  await openAdvanced(page);
+  const field = page.getByLabel('Download models from (hub host)');
+  await field.fill(mirror);
+  await field.blur();
+  // The GGUF catalogue downloads from the same host.
+  const engine = page.getByTestId('answer-panel');
+  await engine.getByLabel('Engine', { exact: true }).selectOption('wllama');
+  const catalogue = engine.getByTestId('gguf-catalogue');
+  await catalogue.getByText('Download from another hub or mirror').click();
+  await expect(catalogue.getByLabel('Model hub')).toHaveValue(mirror);
+  // Changed there, it is changed for the embedders too.
+  const other = 'http://127.0.0.1:9/other/';
+  await catalogue.getByLabel('Model hub').fill(other);
+  await expect(field).toHaveValue(other);
+  await engine.getByLabel('Engine', { exact: true }).selectOption('openai');
+
+  // The evaluation page reads it, and what is typed there is the library's setting.
+  await page.goto('/evaluate.html');
+  const line = readFileSync(QUALITY, 'utf8').split('\n').find(Boolean)!;
+  await dropFiles(page, [{ name: 'quality.jsonl', bytes: new TextEncoder().encode(`${line}\n`) }]);
+  await page.getByLabel('all-MiniLM-L6-v2 (transformer, ~23 MB download)').check();
+  await expect(page.getByTestId('eval-hub-host')).toHaveValue(other);
+  await page.getByTestId('eval-hub-host').fill(mirror);
+  await page.getByTestId('eval-hub-host').blur();
+  await page.goto('/');
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  await openAdvanced(page);
+  await expect(page.getByLabel('Download models from (hub host)')).toHaveValue(mirror);
+  // Not an http(s) address: refused with a message, the setting unchanged.
+  await page.getByLabel('Download models from (hub host)').fill('ftp://nowhere');
+  await expect(page.getByRole('alert').filter({ hasText: 'must be an http(s) URL' })).toBeVisible();
+  await page.reload();
+  await openAdvanced(page);
+  await expect(page.getByLabel('Download models from (hub host)')).toHaveValue(mirror);
 });
 
 test('evaluate.html: the answer-evaluation engine form is laid out like the app’s', async () => {

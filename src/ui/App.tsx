@@ -404,6 +404,18 @@ function Workspace({
     ],
   );
 
+  // The one hub-host setting (ui/hub/hub-host.ts): embedders, the GGUF catalogue and the
+  // evaluation page download from it. Nothing is re-indexed: a host changes no stored index.
+  const onHubHost = useCallback(
+    (hubHost: string) =>
+      setIndexSettings((current) => {
+        const next = { ...current, hubHost };
+        void library.setSetting('index', next).catch((e: Error) => notify('error', e.message));
+        return next;
+      }),
+    [library, notify],
+  );
+
   // A document read in a guessed encoding, read again in the one the reader chose.
   const onReread = useCallback(
     (doc: DocumentRecord, encoding: string) =>
@@ -600,7 +612,7 @@ function Workspace({
   const codeSource = useCallback((id: string) => service.source(id), [service]);
 
   return (
-    <EngineProvider library={library}>
+    <EngineProvider library={library} hub={{ host: indexSettings.hubHost, onChange: onHubHost }}>
       <LibraryDrawer
         title="FragRel Lens"
         documents={documents ? documents.filter((d) => d.id !== removing?.id).length : null}
@@ -815,6 +827,7 @@ function Workspace({
               embedders={EMBEDDER_CHOICES}
               onRetrieval={onRetrievalSettings}
               onIndex={onIndexSettings}
+              onHubHost={onHubHost}
             />
             <TunePanel
               retrieval={retrieval}

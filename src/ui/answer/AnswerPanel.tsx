@@ -223,7 +223,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
   /** One click: the catalogue's recommended GGUF model, downloaded and loaded in wllama. */
   const useRecommended = () => {
     const { settings } = engine;
-    const url = ggufCatalogueUrl(RECOMMENDED_GGUF, settings.wllama.hub);
+    const url = ggufCatalogueUrl(RECOMMENDED_GGUF, engine.hub);
     engine.setGgufFile(null);
     engine.changeSettings({ ...settings, kind: 'wllama', wllama: { ...settings.wllama, url } });
     void engine.local.load({

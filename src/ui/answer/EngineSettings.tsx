@@ -46,6 +46,9 @@ export interface EngineSettingsProps {
   busy: boolean;
   /** Download (or take from the browser's copy) and load a GGUF model by URL. */
   onLoadUrl?: (url: string) => void;
+  /** Where the catalogue's models come from (the page's one hub-host setting). */
+  hub?: string;
+  onHubChange?: (hub: string) => void;
 }
 
 const mb = (bytes: number) =>
@@ -305,8 +308,11 @@ function WllamaFields(props: EngineSettingsProps & { idPrefix: string }) {
       </div>
       {!ggufFile && props.onLoadUrl && (
         <GgufCatalogue
-          hub={settings.wllama.hub}
-          onHubChange={(hub) => onChange({ ...settings, wllama: { ...settings.wllama, hub } })}
+          hub={props.hub ?? settings.wllama.hub}
+          onHubChange={
+            props.onHubChange ??
+            ((hub) => onChange({ ...settings, wllama: { ...settings.wllama, hub } }))
+          }
           onLoadUrl={props.onLoadUrl}
           activeUrl={
             props.local && props.local.status !== 'error'

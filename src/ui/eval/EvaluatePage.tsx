@@ -39,6 +39,8 @@ import { RecallPlot } from './RecallPlot';
 import { ResultsTable } from './ResultsTable';
 import { AnswerEval } from './AnswerEval';
 import { EngineProvider } from '../answer/useEngine';
+import { HubHostField } from '../hub/HubHostField';
+import { writeHubHost } from '../hub/hub-host';
 import { runJson, summaryCsv } from './export';
 import { download } from './download';
 import { countOf } from '../format/numbers';
@@ -104,6 +106,14 @@ export function EvaluatePage() {
   const [embedderId, setEmbedderId] = useState<string>(STATIC_EMBEDDER_ID);
   /** Where a transformer embedder is downloaded from: the library's hub host until edited. */
   const [hubHost, setHubHost] = useState<string | null>(null);
+  /** The library's one hub-host setting, changed here: the main app downloads from it too. */
+  const chooseHub = useCallback(
+    (host: string) => {
+      setHubHost(host);
+      if (library) void writeHubHost(library, host).catch(() => undefined);
+    },
+    [library],
+  );
   /** The stored answer run shown in the answer section, and a count that remounts that section. */
   const [answerShown, setAnswerShown] = useState<EvalRunRecord | null>(null);
   const [answerEpoch, setAnswerEpoch] = useState(0);
@@ -487,14 +497,12 @@ export function EvaluatePage() {
                 </label>
               ))}
               {embedderId !== STATIC_EMBEDDER_ID && (
-                <label>
-                  hub host{' '}
-                  <input
-                    value={hubHost ?? ''}
-                    onChange={(e) => setHubHost(e.target.value)}
-                    data-testid="eval-hub-host"
-                  />
-                </label>
+                <HubHostField
+                  host={hubHost ?? DEFAULT_HUB_HOST}
+                  onHost={chooseHub}
+                  label="hub host"
+                  testId="eval-hub-host"
+                />
               )}
             </fieldset>
             <fieldset>
@@ -623,7 +631,10 @@ export function EvaluatePage() {
       )}
 
       {b && loaded && library && db && (
-        <EngineProvider library={library}>
+        <EngineProvider
+          library={library}
+          hub={{ host: hubHost ?? DEFAULT_HUB_HOST, onChange: chooseHub }}
+        >
           <AnswerEval
             key={answerEpoch}
             items={b.items}
