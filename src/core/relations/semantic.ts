@@ -800,6 +800,20 @@ export function prepareListsSimd(
   return (heaps, share, progress, sharedFloors) => {
     const { floor, considerOnce } = heaps;
     const shared = sharedFloors ? sharedFloor(sharedFloors) : null;
+    // Progress in rows, spread over the passes that run here (a parallel share runs one): each
+    // pass's clusters, and within a large cluster its blocks of queries. Thousands of identical
+    // vectors make one cluster whose self pass is most of the work: counted by clusters alone,
+    // the rows done stood still for the whole of it.
+    const clusters = [0, 1].map((pass) =>
+      share ? (pass === 0 ? share.self.length : share.cross.length) : nLists,
+    );
+    const both = clusters[0] > 0 && clusters[1] > 0;
+    const tell = (pass: number, done: number) => {
+      if (!progress) return;
+      const start = both && pass === 1 ? 0.5 : 0;
+      const span = both ? 0.5 : 1;
+      progress(first + Math.floor(n * (start + (span * done) / Math.max(1, clusters[pass]))));
+    };
     // Two passes: first every cluster against itself, which fills each row's heap with good
     // candidates and so raises its floor; then each cluster against its other probers, where
     // the raised floors let the kernel drop nearly every product (measured: docs/scale.md).
@@ -821,6 +835,8 @@ export function prepareListsSimd(
         if (nq === 0) continue;
         for (let qa = 0; qa < nq; qa += BLOCK_ROWS) {
           const qn = Math.min(BLOCK_ROWS, nq - qa);
+          // Inside a large cluster: every 16 blocks of queries (1,024 rows).
+          if (qa > 0 && (qa / BLOCK_ROWS) % 16 === 0) tell(pass, s + qa / nq);
           // The members' floors, renewed per block of queries: a large cluster meets thousands
           // of probers, and its members' floors rise meanwhile (a higher floor, fewer passes).
           for (let r = rowStart[c]; r < rowStart[c] + members; r++) {
@@ -890,8 +906,7 @@ export function prepareListsSimd(
             }
           }
         }
-        if (pass === 1) progress?.(first + Math.floor((n * s) / count));
-        else if ((s & 31) === 31) progress?.(first);
+        if (pass === 1 || (s & 31) === 31 || nq > 16 * BLOCK_ROWS) tell(pass, s + 1);
       }
     }
   };
