@@ -8,6 +8,8 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, test, type Page } from '@playwright/test';
+import iconv from 'iconv-lite';
+import { JA_BOOK } from '../test/scripts/samples';
 import { bookFile, dropFiles } from './support/drop';
 import { openLocalPage } from './support/local-page';
 import { openAdvanced } from './support/advanced';
@@ -359,4 +361,34 @@ test('evaluate.html: the answer-evaluation engine form is laid out like the appâ
   expect(layout.gap).toBeGreaterThan(4);
   expect(layout.width).toBeGreaterThan(300);
   await page.goto('/');
+});
+
+test('the library card: a bookâ€™s own title, and the encoding picker inside the card', async () => {
+  await page.setViewportSize({ width: 1440, height: 900 });
+  await page.goto('/');
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  const header =
+    'The Project Gutenberg eBook of Moby Dick\r\n\r\nTitle: Moby Dick; Or, The Whale\r\n\r\n' +
+    'Author: Herman Melville\r\n\r\n*** START OF THE PROJECT GUTENBERG EBOOK MOBY DICK ***\r\n\r\n';
+  const body =
+    'Call me Ishmael. Some years ago, never mind how long precisely, I went to sea. '.repeat(40);
+  await dropFiles(page, [
+    { name: 'pg2701.txt', bytes: new TextEncoder().encode(header + body) },
+    { name: 'sjis.txt', bytes: new Uint8Array(iconv.encode(JA_BOOK, 'Shift_JIS')) },
+  ]);
+  const moby = page.getByTestId('library-item').filter({ hasText: 'pg2701.txt' });
+  await expect(moby.locator('.library__name')).toHaveText('Moby Dick; Or, The Whale');
+  await expect(moby.getByTestId('library-file')).toContainText('pg2701.txt');
+
+  const card = page.getByTestId('library-item').filter({ hasText: 'sjis.txt' });
+  const select = card.getByLabel('Encoding of sjis.txt');
+  await expect(select).toBeVisible();
+  // The longest encoding name is chosen so the select is at its widest.
+  await select.selectOption('gb18030');
+  const c = (await card.boundingBox())!;
+  for (const el of [select, card.getByRole('button', { name: 'Re-read' })]) {
+    const b = (await el.boundingBox())!;
+    expect(b.x).toBeGreaterThanOrEqual(c.x);
+    expect(b.x + b.width, 'inside the card').toBeLessThanOrEqual(c.x + c.width + 0.5);
+  }
 });

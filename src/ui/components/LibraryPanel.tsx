@@ -69,7 +69,7 @@ export function LibraryPanel({
                 onChange={(e) => onTick(doc.id, e.target.checked)}
               />
               <label htmlFor={`tick-${doc.id}`} className="library__name">
-                {doc.name}
+                {doc.title ?? doc.name}
               </label>
               <button
                 type="button"
@@ -81,6 +81,11 @@ export function LibraryPanel({
               </button>
             </div>
             <div className="library__meta">
+              {doc.title && (
+                <span className="library__file" data-testid="library-file">
+                  {doc.name} ·{' '}
+                </span>
+              )}
               {countOf(doc.fragmentCount, 'fragment')} · {doc.format} · {formatSize(doc.bytes)}
               {doc.status !== 'indexed' && ` · ${doc.status}`}
             </div>
