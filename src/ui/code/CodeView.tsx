@@ -246,7 +246,7 @@ export function CodeView({
               docIds,
               embedder: embedderSpec(indexSettings),
               semanticK: indexSettings.semanticK,
-              settings: retrievalSettingsOf(s),
+              settings: retrievalSettingsOf(s, req.kind),
               maxSelected: s.topWindows,
               mergeWindows: true,
               cursor: req.kind === 'completion' ? req.cursor : undefined,
