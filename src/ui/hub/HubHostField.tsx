@@ -5,6 +5,7 @@
  */
 import { useId, useState } from 'react';
 import { normaliseHost } from '../../models/settings';
+import './hub.css';
 
 export function HubHostField({
   host,
