@@ -129,7 +129,7 @@ test('QRMeM answers about a dropped book and the graph view shows the navigated 
     await graph.getByRole('checkbox', { name: /Show the whole graph/ }).check();
     const all = Number(await graph.getByTestId('qrmem-canvas').getAttribute('data-nodes'));
     expect(all).toBeGreaterThan(10);
-    await expect(graph).toContainText(`${all} entities`);
+    await expect(graph).toContainText(`${all.toLocaleString('en')} entities`);
     await graph.getByRole('checkbox', { name: /Show the whole graph/ }).uncheck();
     // A segment of the answer opens in the reader.
     const first = graph.getByTestId('qrmem-segment').first();

@@ -17,11 +17,14 @@ import { fail, formatBytes, quoted } from './errors';
 import { decodeText, isBlank, looksBinary, normalizeNewlines } from './decode';
 import { declaredCharset, htmlToText } from './html';
 import { findAll, findFirst, parseXml, textContent } from './markup';
+import { cleanTitle } from './title';
 import type { Section } from './types';
 
 export interface EpubText {
   text: string;
   sections: Section[];
+  /** The package's dc:title, when it has one. */
+  title?: string;
 }
 
 export interface EpubOptions {
@@ -185,6 +188,7 @@ interface Package {
   manifest: Map<string, ManifestItem>;
   spine: ManifestItem[];
   tocId: string | undefined;
+  title: string | undefined;
 }
 
 function readPackage(archive: Archive, opfPath: string, file: string): Package {
@@ -210,7 +214,11 @@ function readPackage(archive: Archive, opfPath: string, file: string): Package {
     if (item) spine.push(item);
   }
   if (spine.length === 0) broken(file, 'its reading order (the OPF spine) is empty');
-  return { manifest, spine, tocId: spineEl?.attrs['toc'] };
+  // The first dc:title of the metadata is the book's (EPUB 3 may add subtitles after it).
+  const metadata = findFirst(opf, 'metadata');
+  const titleEl = metadata ? findFirst(metadata, 'title') : undefined;
+  const title = cleanTitle(titleEl ? textContent(titleEl) : undefined);
+  return { manifest, spine, tocId: spineEl?.attrs['toc'], title };
 }
 
 function checkEncryption(archive: Archive, spine: ManifestItem[], file: string): void {
@@ -327,5 +335,5 @@ export async function readEpub(
         'Drop a version with text, or run it through OCR first.',
     );
   }
-  return { text, sections };
+  return pkg.title ? { text, sections, title: pkg.title } : { text, sections };
 }

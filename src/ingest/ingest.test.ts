@@ -214,12 +214,37 @@ describe('bad input: errors as values with messages that say what to do', () => 
       file: 'big.txt',
       code: 'too-large',
       message:
-        '“big.txt” is 2.9 KB, over the limit of 2.0 KB per file. Split it into smaller files, ' +
-        'or drop a plain-text version (much smaller than PDF or EPUB).',
+        '“big.txt” is 2.9 KB, over the limit of 2.0 KB per file. Split it into smaller files ' +
+        '(by volume or chapter) and drop those.',
     });
+    // A plain-text version is advice for a PDF or an EPUB only.
+    expect(
+      (await one(fileOf('big.pdf', 'x'.repeat(3000)), { maxBytes: 2048 })).error?.message,
+    ).toBe(
+      '“big.pdf” is 2.9 KB, over the limit of 2.0 KB per file. Split it into smaller files, or ' +
+        'drop a plain-text version (much smaller than PDF or EPUB).',
+    );
     expect(
       (await one(fileOf('ok.txt', 'x'.repeat(2048)), { maxBytes: 2048 })).error,
     ).toBeUndefined();
+  });
+
+  it('keeps a book’s own title: EPUB dc:title, a Gutenberg header’s Title: line', async () => {
+    const epub = makeEpub({
+      chapters: [{ id: 'c1', href: 'c1.xhtml', xhtml: chapterXhtml('One', ['Some words.']) }],
+      spine: ['c1'],
+      titleXml: 'Alice&apos;s Adventures &amp; Friends',
+    });
+    const fromEpub = await one(new File([epub], 'book.epub'));
+    expect(fromEpub.error).toBeUndefined();
+    expect(fromEpub.doc?.title).toBe("Alice's Adventures & Friends");
+    const header =
+      'The Project Gutenberg eBook of Moby Dick\r\n\r\nTitle: Moby Dick; Or, The Whale\r\n\r\n' +
+      'Author: Herman Melville\r\n\r\n*** START OF THE PROJECT GUTENBERG EBOOK MOBY DICK ***\r\n\r\n';
+    const fromText = await one(fileOf('pg2701.txt', `${header}Call me Ishmael. Some years ago.`));
+    expect(fromText.doc?.title).toBe('Moby Dick; Or, The Whale');
+    // No header: no title, the file name is shown.
+    expect((await one(fileOf('notes.txt', 'Title: x\nsome notes'))).doc?.title).toBeUndefined();
   });
 
   it("says 'unsupported' for unknown extensions, listing the supported ones", async () => {

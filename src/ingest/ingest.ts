@@ -19,6 +19,7 @@ import {
   type DecodedText,
 } from './decode';
 import { readEpub } from './epub';
+import { gutenbergTitle } from './title';
 import { fail, formatBytes, IngestFailure, ingestError, quoted } from './errors';
 import { declaredCharset, htmlToText } from './html';
 import { readPdf, type PdfjsLoader } from './pdf';
@@ -140,6 +141,7 @@ function emptyText(name: string, what: string): never {
 interface Read {
   text: string;
   sections: Section[];
+  title?: string;
   encoding?: string;
   encodingGuessed?: boolean;
 }
@@ -231,6 +233,8 @@ async function ingestStreamedText(
   };
   if (read.guessed) doc.encodingGuessed = true;
   if (read.fragments) doc.fragments = read.fragments;
+  const title = format === 'txt' ? gutenbergTitle(text) : undefined;
+  if (title) doc.title = title;
   return doc;
 }
 
@@ -243,8 +247,11 @@ async function ingestOne(file: IngestInput, ctx: FileContext): Promise<IngestedD
       name,
       'too-large',
       `${quoted(name)} is ${formatBytes(file.size)}, over the limit of ` +
-        `${formatBytes(ctx.maxBytes)} per file. Split it into smaller files, or drop a ` +
-        'plain-text version (much smaller than PDF or EPUB).',
+        `${formatBytes(ctx.maxBytes)} per file. ` +
+        // It is plain text already: a plain-text version is no smaller.
+        (format === 'txt' || format === 'md'
+          ? 'Split it into smaller files (by volume or chapter) and drop those.'
+          : 'Split it into smaller files, or drop a plain-text version (much smaller than PDF or EPUB).'),
     );
   }
   if (file.size === 0) emptyText(name, 'is empty (0 bytes)');
@@ -295,6 +302,7 @@ async function ingestOne(file: IngestInput, ctx: FileContext): Promise<IngestedD
   };
   if (read.encoding) doc.encoding = read.encoding;
   if (read.encodingGuessed) doc.encodingGuessed = true;
+  if (read.title) doc.title = read.title;
   return doc;
 }
 

@@ -40,6 +40,8 @@ export interface IngestedDocument {
   encodingGuessed?: boolean;
   /** SHA-256 of the file's bytes, lower-case hex: the same file dropped twice has the same hash. */
   sha256: string;
+  /** The book's own title where the file names one (EPUB dc:title, a Gutenberg "Title:" line). */
+  title?: string;
   /**
    * The prose fragments of `text`, split as the file streamed in: only for plain text and
    * Markdown, and only when `IngestOptions.split` asked. Not stored with the document.

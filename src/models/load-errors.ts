@@ -26,7 +26,9 @@ export interface LoadErrorContext {
 }
 
 const WHAT_TO_DO =
-  'Check the model id, check the hub host setting, or pick the offline static embedder.';
+  'Check the model id, check the hub host setting (in the app: “Download models from” under ' +
+  '“How passages are chosen” › Advanced; on the model check page: “Hub host”), or pick the ' +
+  'offline static embedder.';
 
 /** Turn whatever the load threw into a ModelLoadError; AbortErrors pass through unchanged. */
 export function describeLoadError(error: unknown, ctx: LoadErrorContext): Error {

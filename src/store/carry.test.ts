@@ -49,6 +49,7 @@ describe('library export and import', () => {
           expect(await to.importRecords(records)).toEqual({
             added: exported.documents.map((d) => d.id),
             skipped: [],
+            settings: exported.settings.length > 0,
           });
           expect(await to.exportRecords()).toEqual(exported);
           for (const d of exported.documents) {
@@ -74,9 +75,33 @@ describe('library export and import', () => {
     expect(one.settings).toEqual([]);
     expect(one.vectors.every((v) => v.docId === 'doc1')).toBe(true);
     const { records } = unpackLibrary(packLibrary(one, 'documents'));
-    expect(await from.importRecords(records)).toEqual({ added: [], skipped: ['doc1'] });
+    expect(await from.importRecords(records)).toEqual({
+      added: [],
+      skipped: ['doc1'],
+      settings: false,
+    });
     await expect(from.exportRecords(['nope'])).rejects.toThrow(/no document "nope"/);
     from.close();
+  });
+
+  it('leaves the settings as they are when every document of the file is already here', async () => {
+    const lib = await filled([{ count: 5, dim: 3, seed: 1 }]);
+    await lib.setSetting('retrieval', { alpha: 0.5, scoring: 'bm25' });
+    const file = packLibrary(await lib.exportRecords(), 'library');
+    // The person moves a knob after exporting, then imports the same library again.
+    await lib.setSetting('retrieval', { alpha: 1.25, scoring: 'dense' });
+    expect(await lib.importRecords(unpackLibrary(file).records)).toEqual({
+      added: [],
+      skipped: ['doc0'],
+      settings: false,
+    });
+    expect(await lib.getSetting('retrieval', null)).toEqual({ alpha: 1.25, scoring: 'dense' });
+    // Into a library that lacks the document, the settings come with it.
+    const to = await fresh();
+    expect((await to.importRecords(unpackLibrary(file).records)).settings).toBe(true);
+    expect(await to.getSetting('retrieval', null)).toEqual({ alpha: 0.5, scoring: 'bm25' });
+    lib.close();
+    to.close();
   });
 
   it('refuses a newer, an unknown or a corrupt file with a message, and changes nothing', async () => {

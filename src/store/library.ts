@@ -553,10 +553,15 @@ export class Library {
 
   /**
    * Store the records of an export file, all or nothing, in one transaction. A document already
-   * in the library (same id, or same file: name and hash) is left as it is and reported; settings
-   * are replaced only when the file carries them. Nothing is recomputed.
+   * in the library (same id, or same file: name and hash) is left as it is and reported. Settings
+   * are replaced only when the file carries them and brings a document the library lacks (or is a
+   * file of settings alone): re-importing a library whose documents are all here leaves the
+   * person's settings as they are. `settings` says whether they were replaced. Nothing is
+   * recomputed.
    */
-  importRecords(records: LibraryRecords): Promise<{ added: string[]; skipped: string[] }> {
+  importRecords(
+    records: LibraryRecords,
+  ): Promise<{ added: string[]; skipped: string[]; settings: boolean }> {
     const neededBytes =
       records.sources.reduce((n, r) => n + textBytes(r.text), 0) +
       records.fragments.reduce((n, r) => n + fragmentsBytes(r), 0) +
@@ -591,9 +596,12 @@ export class Library {
             if (keep.has(r.docId)) puts.push(tx.objectStore('vectors').put(r));
           for (const r of records.relations)
             if (keep.has(r.docId)) puts.push(tx.objectStore('relations').put(r));
-          for (const r of records.settings) puts.push(tx.objectStore('settings').put(r));
+          const settings =
+            records.settings.length > 0 && (added.length > 0 || records.documents.length === 0);
+          if (settings)
+            for (const r of records.settings) puts.push(tx.objectStore('settings').put(r));
           await Promise.all(puts);
-          return { added, skipped };
+          return { added, skipped, settings };
         });
       },
       { what: 'the imported library', neededBytes },

@@ -62,6 +62,11 @@ export interface DocumentRecord {
   id: string;
   /** Shown to people: usually the file name. */
   name: string;
+  /**
+   * The book's own title where its file names one (EPUB dc:title, a Gutenberg "Title:" line):
+   * shown in the library above the file name. Optional: records written before it read as before.
+   */
+  title?: string;
   /** Input format as ingest names it: 'txt', 'md', 'html', 'epub', 'pdf', later 'zip', ... */
   format: string;
   /** How the text is fragmented and related. */

@@ -23,6 +23,8 @@ import { ExplanationView } from './components/ExplanationView';
 import { LibraryPanel, type Job } from './components/LibraryPanel';
 import { RankedList } from './components/RankedList';
 import { ThemeSwitch } from './components/ThemeSwitch';
+import { LibraryDrawer } from './layout/LibraryDrawer';
+import { NoticeStack, type Notice } from './components/NoticeStack';
 import { FindInBook, findInRun } from './components/FindInBook';
 import { HistoryPanel } from './history/HistoryPanel';
 import { Reader } from './components/Reader';
@@ -53,6 +55,7 @@ import { announcingWrites, libraryChanges, tabSync, useTabSync } from './sync/ta
 import { ScoringNotice } from './scripts/ScoringNotice';
 import { TunePanel } from './tune/TunePanel';
 import { followMeasuredPreset, presetRetrievalSettings } from './presets/PresetPicker';
+import { countOf, formatCount } from './format/numbers';
 
 /** The book settings measured best (BENCHMARKS.md); the paper's stay one preset away. */
 export const defaultRetrievalSettings: Readonly<RetrievalSettings> = Object.freeze(
@@ -63,12 +66,6 @@ export const defaultRetrievalSettings: Readonly<RetrievalSettings> = Object.free
 const UNDO_MS = 15_000;
 
 const ACCEPT = '.txt,.md,.markdown,.html,.htm,.xhtml,.epub,.pdf,.zip';
-
-interface Notice {
-  id: number;
-  kind: 'error' | 'info';
-  text: string;
-}
 
 interface Services {
   library: Library;
@@ -407,6 +404,18 @@ function Workspace({
     ],
   );
 
+  // The one hub-host setting (ui/hub/hub-host.ts): embedders, the GGUF catalogue and the
+  // evaluation page download from it. Nothing is re-indexed: a host changes no stored index.
+  const onHubHost = useCallback(
+    (hubHost: string) =>
+      setIndexSettings((current) => {
+        const next = { ...current, hubHost };
+        void library.setSetting('index', next).catch((e: Error) => notify('error', e.message));
+        return next;
+      }),
+    [library, notify],
+  );
+
   // A document read in a guessed encoding, read again in the one the reader chose.
   const onReread = useCallback(
     (doc: DocumentRecord, encoding: string) =>
@@ -603,9 +612,11 @@ function Workspace({
   const codeSource = useCallback((id: string) => service.source(id), [service]);
 
   return (
-    <EngineProvider library={library}>
-      <aside className="sidebar">
-        <h1>FragRel Lens</h1>
+    <EngineProvider library={library} hub={{ host: indexSettings.hubHost, onChange: onHubHost }}>
+      <LibraryDrawer
+        title="FragRel Lens"
+        documents={documents ? documents.filter((d) => d.id !== removing?.id).length : null}
+      >
         <DropZone onFiles={onFiles} onFolder={onFolder} accept={ACCEPT} />
         {documents === null ? (
           <p role="status">Opening your library…</p>
@@ -646,7 +657,7 @@ function Workspace({
         <StoragePanel library={library} documents={documents} />
         <UpdateNotice />
         <p className="stats" data-testid="session-stats" data-embedded={embedded}>
-          This session: {embedded.toLocaleString()} fragments embedded.
+          This session: {countOf(embedded, 'fragment')} embedded.
         </p>
         <p className="stats" data-testid="worker-status">
           {workers}
@@ -664,7 +675,7 @@ function Workspace({
           onError={onHistoryError}
         />
         <ThemeSwitch />
-      </aside>
+      </LibraryDrawer>
       <main className="main" data-view={view}>
         <ViewSwitch view={view} onView={setView} />
         <div aria-live="polite">
@@ -676,22 +687,10 @@ function Workspace({
               </button>
             </div>
           )}
-          {notices.map((n) => (
-            <div
-              key={n.id}
-              className={`notice${n.kind === 'info' ? ' notice--info' : ''}`}
-              role={n.kind === 'error' ? 'alert' : 'status'}
-              data-testid="notice"
-            >
-              {n.text}{' '}
-              <button
-                type="button"
-                onClick={() => setNotices((all) => all.filter((x) => x.id !== n.id))}
-              >
-                Dismiss
-              </button>
-            </div>
-          ))}
+          <NoticeStack
+            notices={notices}
+            onDismiss={(ids) => setNotices((all) => all.filter((x) => !ids.includes(x.id)))}
+          />
         </div>
         <InterruptedImports
           journal={journal}
@@ -761,8 +760,8 @@ function Workspace({
                   <section aria-label="Evidence" data-testid="retrieval">
                     <h2 className="card__title">Evidence</h2>
                     <p className="stats" data-testid="retrieval-summary">
-                      {result.selected.length} passages used ({result.used.toLocaleString()} of{' '}
-                      {result.budget.toLocaleString()} words of context) for “{result.question}” ·
+                      {countOf(result.selected.length, 'passage')} used ({formatCount(result.used)}{' '}
+                      of {formatCount(result.budget)} words of context) for “{result.question}” ·
                       scored in {result.timings.independentMs.toFixed(0)} ms, ranked in{' '}
                       <span data-testid="rerank-ms">{result.timings.rerankMs.toFixed(1)}</span> ms
                     </p>
@@ -828,6 +827,7 @@ function Workspace({
               embedders={EMBEDDER_CHOICES}
               onRetrieval={onRetrievalSettings}
               onIndex={onIndexSettings}
+              onHubHost={onHubHost}
             />
             <TunePanel
               retrieval={retrieval}

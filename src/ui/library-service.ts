@@ -210,6 +210,7 @@ export class LibraryService {
             sha256: doc.sha256,
             encoding: doc.encoding,
             ...(doc.encodingGuessed ? { encodingGuessed: true } : {}),
+            ...(doc.title ? { title: doc.title } : {}),
             addedAt: Date.now(),
             status: 'indexed',
             fragmentOptions: fragmentOptionsOf(settings),

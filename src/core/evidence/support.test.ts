@@ -34,6 +34,20 @@ describe('supportingSentences', () => {
     expect(supportingSentences('the and of', FRAGMENT)).toEqual([]);
   });
 
+  it('marks a sentence that shares one word of a longer claim only as a weak match, alone', () => {
+    // "Alice" is all "The Cat only grinned when it saw Alice." shares with this claim.
+    const claim = 'The Queen shouted that Alice should lose her head at once';
+    const out = supportingSentences(claim, FRAGMENT);
+    expect(out).toHaveLength(1);
+    expect(FRAGMENT.slice(out[0].start, out[0].end)).toBe(
+      'The Cat only grinned when it saw Alice.',
+    );
+    expect(out[0].weak).toBe(true);
+    // Two shared words make a match.
+    const [claws] = supportingSentences('The Cat has long claws and many teeth', FRAGMENT);
+    expect(claws.weak).toBe(false);
+  });
+
   it('marks at most maxSentences, best first', () => {
     const out = supportingSentences('Alice Cat mad claws respect name', FRAGMENT, {
       maxSentences: 2,
@@ -82,6 +96,21 @@ describe('supportingSentences with GloVe sentence vectors (real vectors)', () =>
     expect(marked('Napoleon crossed the river at dawn')).toEqual([]);
     // Best cosine about 0.4, with the wrong sentence: below minCosine, so no mark.
     expect(marked('She spoke to it shyly')).toEqual([]);
+  });
+
+  it('with vectors too, one shared word and a low cosine is only a weak match', () => {
+    const claim = 'The Queen shouted that Alice should lose her head at once';
+    const out = supportingSentences(claim, FRAGMENT, {}, vectorsFor(claim, FRAGMENT));
+    expect(out).toHaveLength(1);
+    expect(out[0].weak).toBe(true);
+    expect(
+      supportingSentences(
+        'The animal smiled at the girl',
+        FRAGMENT,
+        {},
+        vectorsFor('The animal smiled at the girl', FRAGMENT),
+      )[0].weak,
+    ).toBe(false);
   });
 
   it('keeps the lexical choice where the words decide', () => {

@@ -40,6 +40,18 @@ export interface SupportOptions {
   semanticWeight: number;
   /** Cosine a sentence sharing no content word with the claim needs to be marked. */
   minCosine: number;
+  /**
+   * Distinct content words of the claim a sentence must share to be a match and not a weak one
+   * (all of them when the claim has fewer), unless its cosine reaches `minCosine`.
+   */
+  minShared: number;
+  /**
+   * Cosine that makes a sentence sharing some but fewer than `minShared` words a match: higher
+   * than `minCosine`, since the shared word's own vector lifts both averages ("The Queen shouted
+   * that Alice should lose her head" and "The Cat only grinned when it saw Alice." reach 0.63 by
+   * "Alice" alone).
+   */
+  minCosineShared: number;
 }
 
 export const defaultSupportOptions: Readonly<SupportOptions> = Object.freeze({
@@ -48,6 +60,8 @@ export const defaultSupportOptions: Readonly<SupportOptions> = Object.freeze({
   locale: 'en',
   semanticWeight: 0.5,
   minCosine: 0.6,
+  minShared: 2,
+  minCosineShared: 0.7,
 });
 
 /**
@@ -73,13 +87,27 @@ export function sentencesOf(text: string, locale = 'en'): SentenceSpan[] {
 
 const contentTerms = (text: string) => tokenize(text).filter((t) => !STOP_WORDS.has(t));
 
-/** The supporting sentences of `fragment` for `claim`, best first, each with its score. */
+/**
+ * A marked sentence: its span, its score, and whether it is only a weak match (it shares fewer
+ * than `minShared` of the claim's content words and does not mean nearly the same). One shared
+ * word ("Alice") is no evidence: such a sentence is marked, if at all, alone and as a weak match.
+ */
+export interface SupportingSentence extends SentenceSpan {
+  score: number;
+  weak: boolean;
+}
+
+/**
+ * The supporting sentences of `fragment` for `claim`, best first. The best sentence is marked;
+ * others scoring at least `relative` of it are added when they are strong matches. When the best
+ * is only a weak match, it is the one sentence returned, flagged `weak`.
+ */
 export function supportingSentences(
   claim: string,
   fragment: string,
   options: Partial<SupportOptions> = {},
   vectors?: SentenceVectors,
-): (SentenceSpan & { score: number })[] {
+): SupportingSentence[] {
   const o = { ...defaultSupportOptions, ...options };
   const query = [...new Set(contentTerms(claim))];
   if (query.length === 0 && !vectors) return [];
@@ -105,18 +133,24 @@ export function supportingSentences(
   const cosines = vectors ? sentenceCosines(vectors, n) : null;
   const maxLexical = Math.max(0, ...lexical);
   const w = o.semanticWeight;
-  const scored = sentences.map((s, k) => {
-    if (!cosines) return { ...s, score: lexical[k] };
+  const needed = Math.min(o.minShared, query.length);
+  const scored = sentences.map((s, k): SupportingSentence => {
+    const shared = query.filter((t) => bags[k].tf.has(t)).length;
+    if (!cosines) return { ...s, score: lexical[k], weak: shared < needed };
     const cos = Math.max(0, cosines[k]);
     // A sentence without a shared word must mean nearly the same to count at all.
-    if (lexical[k] === 0 && cos < o.minCosine) return { ...s, score: 0 };
+    if (lexical[k] === 0 && cos < o.minCosine) return { ...s, score: 0, weak: true };
     const lex = maxLexical > 0 ? lexical[k] / maxLexical : 0;
-    return { ...s, score: (1 - w) * lex + w * cos };
+    const rescue = shared === 0 ? o.minCosine : o.minCosineShared;
+    return { ...s, score: (1 - w) * lex + w * cos, weak: shared < needed && cos < rescue };
   });
   const ranked = scored.filter((s) => s.score > 0).sort((a, b) => b.score - a.score);
   if (ranked.length === 0) return [];
+  if (ranked[0].weak) return [ranked[0]];
   const best = ranked[0].score;
-  return ranked.filter((s, k) => k === 0 || s.score >= o.relative * best).slice(0, o.maxSentences);
+  return ranked
+    .filter((s, k) => k === 0 || (!s.weak && s.score >= o.relative * best))
+    .slice(0, o.maxSentences);
 }
 
 /** cos(claim, sentence k) for unit rows: a dot product (0 for a zero row). */

@@ -19,7 +19,7 @@
  * left to the build untouched, so its result is unchanged bit for bit.
  */
 import type { CsrMatrix, VectorSet } from '../types';
-import { createRowHeaps, heapsToCsr } from './semantic';
+import { createRowHeaps, heapsToCsr } from './row-heaps';
 
 /** Identical rows of each document grouped: the representatives and, per row, its group. */
 export interface DistinctRows {

@@ -127,6 +127,8 @@ export interface EpubSpec {
   noContainer?: boolean;
   /** Folder of the OPF inside the archive. */
   opfDir?: string;
+  /** The package's dc:title, as XML ("The Book" unless given). */
+  titleXml?: string;
 }
 
 /** An XHTML chapter with a heading and paragraphs. */
@@ -188,7 +190,7 @@ export function makeEpub(spec: EpubSpec): Uint8Array<ArrayBuffer> {
     '<?xml version="1.0" encoding="UTF-8"?>\n' +
       '<package xmlns="http://www.idpf.org/2007/opf" version="3.0" unique-identifier="uid">\n' +
       '<metadata xmlns:dc="http://purl.org/dc/elements/1.1/"><dc:identifier id="uid">urn:x</dc:identifier>' +
-      '<dc:title>The Book</dc:title><dc:language>en</dc:language></metadata>\n' +
+      `<dc:title>${spec.titleXml ?? 'The Book'}</dc:title><dc:language>en</dc:language></metadata>\n` +
       `<manifest>\n${manifest.join('\n')}\n</manifest>\n` +
       `<spine${spec.ncx ? ' toc="ncx"' : ''}>\n` +
       spec.spine.map((id) => `<itemref idref="${id}"/>`).join('\n') +

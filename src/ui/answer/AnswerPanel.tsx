@@ -18,10 +18,13 @@ import type { CitationRecord } from '../../store';
 import { documentOf, selectedFragments } from './fragments';
 import { fitAndGenerate, settledRun } from './generate';
 import { PromptDetails } from './PromptDetails';
+import { AnswerSources } from './AnswerSources';
 import { formatBytes, ggufCatalogueUrl, RECOMMENDED_GGUF } from '../../llm/gguf-catalogue';
 import { isApiEngine } from '../../llm/settings';
 import { localSourceKey } from './useLocalModel';
 import { SharedEngineSettings, useEngine } from './useEngine';
+import { EngineFold, engineSummary, useEngineFold } from './EngineFold';
+import { useNarrowScreen } from '../layout/useNarrowScreen';
 import './answer.css';
 
 export interface AnswerPanelProps {
@@ -196,6 +199,8 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
   };
 
   const engineBox = useRef<HTMLDivElement>(null);
+  const narrow = useNarrowScreen();
+  const fold = useEngineFold(engine.problem === null, run?.id ?? 0);
   /** The one-line offer: switch to that kind of engine and put the cursor where it needs input. */
   const openEngine = (kind: 'wllama' | 'openai') => {
     if (
@@ -204,6 +209,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
     ) {
       engine.changeSettings({ ...engine.settings, kind });
     }
+    fold.reveal();
     requestAnimationFrame(() => {
       const box = engineBox.current;
       box?.scrollIntoView({ block: 'start', behavior: 'smooth' });
@@ -217,7 +223,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
   /** One click: the catalogue's recommended GGUF model, downloaded and loaded in wllama. */
   const useRecommended = () => {
     const { settings } = engine;
-    const url = ggufCatalogueUrl(RECOMMENDED_GGUF, settings.wllama.hub);
+    const url = ggufCatalogueUrl(RECOMMENDED_GGUF, engine.hub);
     engine.setGgufFile(null);
     engine.changeSettings({ ...settings, kind: 'wllama', wllama: { ...settings.wllama, url } });
     void engine.local.load({
@@ -349,26 +355,27 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
           )}
           {run.prompt && (
             <>
-              <ol className="answer__sources" aria-label="Excerpts the model was given">
-                {run.prompt.sources.map((s) => (
-                  <li
-                    key={s.label}
-                    className={`${cited.has(s.label) ? 'answer__source--cited' : ''}${activeLabel === s.label ? ' answer__source--active' : ''}`}
-                  >
-                    <button type="button" className="link" onClick={() => cite(s)}>
-                      [{s.label}] {s.location}
-                    </button>
-                    {s.truncated && <span className="stats"> (cut to fit)</span>}
-                  </li>
-                ))}
-              </ol>
+              <AnswerSources
+                sources={run.prompt.sources}
+                cited={cited}
+                activeLabel={activeLabel}
+                writing={busy}
+                onOpen={(s) => cite(s)}
+              />
               <PromptDetails prompt={run.prompt} exact={run.exactCounts} />
             </>
           )}
         </div>
       )}
       <div className="answer__engine" ref={engineBox}>
-        <SharedEngineSettings busy={busy} />
+        <EngineFold
+          narrow={narrow}
+          open={fold.open}
+          onToggle={fold.toggle}
+          summary={engineSummary(engine.settings)}
+        >
+          <SharedEngineSettings busy={busy} />
+        </EngineFold>
       </div>
     </section>
   );

@@ -14,6 +14,7 @@ import { WEBLLM_MODELS, describeWebLlmModel } from '../../llm/webllm-catalogue';
 import { WllamaEngine, ggufUrl } from '../../llm/wllama';
 import { GgufCatalogue } from './GgufCatalogue';
 import type { LocalModelState } from './useLocalModel';
+import './engine.css';
 
 export interface KeyField {
   /** The key of the current endpoint ('' when none). */
@@ -45,6 +46,9 @@ export interface EngineSettingsProps {
   busy: boolean;
   /** Download (or take from the browser's copy) and load a GGUF model by URL. */
   onLoadUrl?: (url: string) => void;
+  /** Where the catalogue's models come from (the page's one hub-host setting). */
+  hub?: string;
+  onHubChange?: (hub: string) => void;
 }
 
 const mb = (bytes: number) =>
@@ -304,8 +308,11 @@ function WllamaFields(props: EngineSettingsProps & { idPrefix: string }) {
       </div>
       {!ggufFile && props.onLoadUrl && (
         <GgufCatalogue
-          hub={settings.wllama.hub}
-          onHubChange={(hub) => onChange({ ...settings, wllama: { ...settings.wllama, hub } })}
+          hub={props.hub ?? settings.wllama.hub}
+          onHubChange={
+            props.onHubChange ??
+            ((hub) => onChange({ ...settings, wllama: { ...settings.wllama, hub } }))
+          }
           onLoadUrl={props.onLoadUrl}
           activeUrl={
             props.local && props.local.status !== 'error'

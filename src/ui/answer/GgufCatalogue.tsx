@@ -9,6 +9,7 @@ import {
   ggufCatalogueUrl,
   type GgufModelInfo,
 } from '../../llm/gguf-catalogue';
+import { HubHostField } from '../hub/HubHostField';
 import { listCachedGguf, removeCachedGguf, type CachedGguf } from '../../llm/wllama';
 
 export interface GgufCatalogueProps {
@@ -29,7 +30,6 @@ export function GgufCatalogue({
   onLoadUrl,
   activeUrl,
   busy,
-  idPrefix,
 }: GgufCatalogueProps) {
   const [cached, setCached] = useState<CachedGguf[] | null>(null);
   const refresh = useCallback(() => {
@@ -84,13 +84,7 @@ export function GgufCatalogue({
       </ul>
       <details className="engine__hub">
         <summary>Download from another hub or mirror</summary>
-        <label htmlFor={`${idPrefix}-hub`}>Model hub</label>
-        <input
-          id={`${idPrefix}-hub`}
-          value={hub}
-          spellCheck={false}
-          onChange={(e) => onHubChange(e.target.value.trim())}
-        />
+        <HubHostField host={hub} onHost={onHubChange} label="Model hub" testId="gguf-hub" />
       </details>
     </div>
   );

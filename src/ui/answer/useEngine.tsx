@@ -69,10 +69,19 @@ export interface EngineState {
    * Compare runs its columns on different engines (src/ui/compare/engines.ts).
    */
   keyFor: (kind: EngineKind) => string;
+  /** Where models are downloaded from: the library's one hub-host setting (ui/hub/hub-host.ts). */
+  hub: string;
+  setHub: (host: string) => void;
+}
+
+/** The page's hub-host setting, handed to the engine so the GGUF catalogue uses it too. */
+export interface HubSetting {
+  host: string;
+  onChange: (host: string) => void;
 }
 
 /** Every engine state this page holds; the state itself, for `EngineProvider`. */
-export function useEngineState(library: SettingsStore): EngineState {
+export function useEngineState(library: SettingsStore, hubSetting?: HubSetting): EngineState {
   const [settings, setSettings] = useState<EngineSettings>(defaultEngineSettings);
   const ring = useMemo(() => new KeyRing(library), [library]);
   const [keysVersion, setKeysVersion] = useState(0);
@@ -225,7 +234,14 @@ export function useEngineState(library: SettingsStore): EngineState {
     [ring, settings, keysVersion],
   );
 
+  const hub = hubSetting?.host ?? settings.wllama.hub;
+  const setHub = (host: string) =>
+    hubSetting
+      ? hubSetting.onChange(host)
+      : changeSettings({ ...settings, wllama: { ...settings.wllama, hub: host } });
   return {
+    hub,
+    setHub,
     settings,
     changeSettings,
     keyFor,
@@ -246,12 +262,15 @@ const EngineContext = createContext<EngineState | null>(null);
 /** One engine state for everything below it. */
 export function EngineProvider({
   library,
+  hub,
   children,
 }: {
   library: SettingsStore;
+  /** The page's hub-host setting (without it: the engine settings' own, as before). */
+  hub?: HubSetting;
   children: ReactNode;
 }) {
-  const engine = useEngineState(library);
+  const engine = useEngineState(library, hub);
   return <EngineContext value={engine}>{children}</EngineContext>;
 }
 
@@ -294,6 +313,8 @@ export function SharedEngineSettings({ busy }: { busy: boolean }) {
       webgpuProblem={settings.kind === 'webllm' ? engine.webgpuProblem : null}
       canLoad={localSource !== null}
       busy={busy}
+      hub={engine.hub}
+      onHubChange={engine.setHub}
     />
   );
 }

@@ -50,6 +50,5 @@ export async function importFromFile(
   const parquet = await parquetImportProblem(bytes);
   if (parquet) throw new LibraryFileError(parquet);
   const { records } = unpackLibrary(bytes);
-  const result = await library.importRecords(records);
-  return { ...result, settings: records.settings.length > 0 };
+  return library.importRecords(records);
 }

@@ -25,6 +25,13 @@ const PENDING_TEXT: Record<PendingStatus, string> = {
   error: 'The reply could not be completed.',
 };
 
+/** The reply's state in words: a reply that arrived but could not be stored is not a failed reply. */
+export function pendingStatusText(pending: Pick<PendingRound, 'status' | 'unsaved'>): string {
+  return pending.unsaved
+    ? 'The reply is complete, but it could not be saved.'
+    : PENDING_TEXT[pending.status];
+}
+
 export function MessageList({
   rounds,
   pending,
@@ -108,8 +115,8 @@ export function MessageList({
           </div>
           <div className="msg msg--assistant">
             <span className="msg__who">Assistant</span>
-            <p className="stats" role="status">
-              {PENDING_TEXT[pending.status]}
+            <p className="stats" role="status" data-testid="chat-pending-status">
+              {pendingStatusText(pending)}
             </p>
             {pending.text && (
               <div aria-live="polite">

@@ -31,6 +31,7 @@ import {
   fileHeat,
   fileKey,
   fileTree,
+  firstFileToOpen,
   linesOf,
   repositoryFilesOf,
   retrievedWindows,
@@ -48,6 +49,7 @@ import { useCompletion, type CompletionStatus } from './useCompletion';
 import { WindowDetails, type ExplainedWindow, type Explainer } from './WindowDetails';
 import { WindowList } from './WindowList';
 import './code.css';
+import { countOf, formatCount } from '../format/numbers';
 
 export interface CodeViewProps {
   library: Library;
@@ -176,8 +178,12 @@ export function CodeView({
       ),
     [files],
   );
+  const firstPath = useMemo(
+    () => (files[0] ? firstFileToOpen(files[0].files.map((f) => f.path)) : null),
+    [files],
+  );
   const current =
-    open ?? (files[0]?.files[0] ? { docId: files[0].doc.id, path: files[0].files[0].path } : null);
+    open ?? (files[0] && firstPath ? { docId: files[0].doc.id, path: firstPath } : null);
   const currentFile = current
     ? files.find((f) => f.doc.id === current.docId)?.files.find((f) => f.path === current.path)
     : undefined;
@@ -240,7 +246,7 @@ export function CodeView({
               docIds,
               embedder: embedderSpec(indexSettings),
               semanticK: indexSettings.semanticK,
-              settings: retrievalSettingsOf(s),
+              settings: retrievalSettingsOf(s, req.kind),
               maxSelected: s.topWindows,
               mergeWindows: true,
               cursor: req.kind === 'completion' ? req.cursor : undefined,
@@ -393,7 +399,7 @@ export function CodeView({
       {busy && !result && <p role="status">Scoring windows…</p>}
       {result && request && (
         <p className="stats" data-testid="code-summary">
-          {result.selected.length} of {result.final.length.toLocaleString('en')} windows selected
+          {formatCount(result.selected.length)} of {countOf(result.final.length, 'window')} selected
           {result.spans
             ? ` (merged into ${result.spans.length} ${result.spans.length === 1 ? 'span' : 'spans'}, ${result.used.toLocaleString('en')} lines, none repeated)`
             : ''}{' '}

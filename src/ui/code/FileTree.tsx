@@ -13,6 +13,7 @@
 import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { fmt } from '../components/ScoreBar';
 import { fileKey, heatLevel, type FileHeat, type TreeDir } from './model';
+import { countOf } from '../format/numbers';
 
 /** Up to this many files, every directory starts open (the tree is drawn whole). */
 export const OPEN_ALL_MAX_FILES = 400;
@@ -181,7 +182,7 @@ const FileItem = memo(function FileItem({
 }) {
   const said =
     best !== null
-      ? `, best final score ${fmt(best)}${selected ? `, ${selected} windows selected` : ''}`
+      ? `, best final score ${fmt(best)}${selected ? `, ${countOf(selected, 'window')} selected` : ''}`
       : '';
   return (
     <li>

@@ -5,6 +5,7 @@
  */
 import type { SkipReason, SkippedFile } from '../../ingest/repo';
 import type { IndexRepositoryTimings, RepositoryReport } from '../../workers/index-handlers';
+import { countOf, formatCount } from '../format/numbers';
 
 const REASONS: Record<SkipReason, string> = {
   'unsafe-path': 'Unsafe paths',
@@ -66,7 +67,7 @@ export function SkipReport({
         {report.name}:{' '}
         {error
           ? 'not added'
-          : `${report.files.toLocaleString('en')} files indexed as ${report.windows.toLocaleString('en')} windows`}
+          : `${countOf(report.files, 'file')} indexed as ${countOf(report.windows, 'window')}`}
         {report.skipped.length > 0 && `, ${report.skipped.length.toLocaleString('en')} left out`}
       </h2>
       {error && (
@@ -84,7 +85,7 @@ export function SkipReport({
       )}
       {g && (
         <p className="stats" data-testid="graph-stats">
-          Code graph: {g.parsedFiles} of {g.files} files parsed,{' '}
+          Code graph: {formatCount(g.parsedFiles)} of {countOf(g.files, 'file')} parsed,{' '}
           {g.definitions.toLocaleString('en')} definitions, {g.resolvedCalls.toLocaleString('en')}{' '}
           of {g.calls.toLocaleString('en')} calls resolved to a definition in the repository (
           {g.nodes.toLocaleString('en')} nodes, {g.edges.toLocaleString('en')} edges);{' '}

@@ -7,6 +7,7 @@ import {
   fileHeat,
   fileKey,
   fileTree,
+  firstFileToOpen,
   heatLevel,
   linesOf,
   repositoryFilesOf,
@@ -87,6 +88,40 @@ describe('the code panel model', () => {
     expect(tree.dirs.map((d) => d.path)).toEqual(['src']);
     expect(tree.dirs[0].dirs.map((d) => d.path)).toEqual(['src/util']);
     expect(tree.dirs[0].files.map((f) => f.name)).toEqual(['b.js', 'z.js']);
+  });
+
+  it('opens the README first, else an entry point, never the licence because it sorts first', () => {
+    expect(firstFileToOpen(['LICENSE', 'docs/README.md', 'README.md', 'src/index.js'])).toBe(
+      'README.md',
+    );
+    expect(firstFileToOpen(['LICENSE', 'src/lib/util.js', 'src/index.js', 'main.py'])).toBe(
+      'main.py',
+    );
+    expect(firstFileToOpen(['LICENSE', '.eslintrc', 'CHANGELOG.md', 'src/range.js'])).toBe(
+      'src/range.js',
+    );
+    expect(firstFileToOpen(['LICENSE'])).toBe('LICENSE');
+    expect(firstFileToOpen([])).toBeNull();
+  });
+
+  it('sorts names naturally: numbers by value, letters ignoring case', () => {
+    const tree = fileTree([
+      'f1000.txt',
+      'f100.txt',
+      'f2.txt',
+      'F10.txt',
+      'f0.txt',
+      'd10/a',
+      'd9/a',
+    ]);
+    expect(tree.files.map((f) => f.name)).toEqual([
+      'f0.txt',
+      'f2.txt',
+      'F10.txt',
+      'f100.txt',
+      'f1000.txt',
+    ]);
+    expect(tree.dirs.map((d) => d.name)).toEqual(['d9', 'd10']);
   });
 
   it('cuts a file at the cursor and takes the last 20 lines before it as the query', () => {

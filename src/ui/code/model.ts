@@ -141,7 +141,16 @@ export interface TreeDir {
   files: { name: string; path: string }[];
 }
 
-/** The directory tree of a repository's files (directories first, then files, by name). */
+/**
+ * Names in the order a person expects: numbers by value (f2 before f10), letters ignoring case,
+ * code-point order only to break a tie ("a" and "A").
+ */
+const NATURAL = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+export function naturalCompare(a: string, b: string): number {
+  return NATURAL.compare(a, b) || (a < b ? -1 : a > b ? 1 : 0);
+}
+
+/** The directory tree of a repository's files (directories first, then files, in natural order). */
 export function fileTree(paths: readonly string[]): TreeDir {
   const root: TreeDir = { name: '', path: '', dirs: [], files: [] };
   for (const path of paths) {
@@ -156,12 +165,40 @@ export function fileTree(paths: readonly string[]): TreeDir {
     dir.files.push({ name: parts[parts.length - 1], path });
   }
   const sort = (d: TreeDir) => {
-    d.dirs.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    d.files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    d.dirs.sort((a, b) => naturalCompare(a.name, b.name));
+    d.files.sort((a, b) => naturalCompare(a.name, b.name));
     d.dirs.forEach(sort);
   };
   sort(root);
   return root;
+}
+
+const README = /^readme(\.[a-z]+)?$/i;
+const ENTRY = /^(index|main|lib|mod|app)\.[a-z]+$/i;
+// Files a person rarely opens to learn what a repository does.
+const BOILERPLATE =
+  /^(licen[cs]e|copying|notice|authors|contributors|changelog|changes|history)(\.[a-z]+)?$|^\./i;
+
+/**
+ * The file the code view opens before the person picks one: the README nearest the root (what
+ * the repository says it is), else an entry point (index, main, lib) nearest the root, else the
+ * first file in the tree that is not a licence, change log or dotfile. Not LICENSE because it
+ * sorts first.
+ */
+export function firstFileToOpen(paths: readonly string[]): string | null {
+  const depth = (p: string) => p.split('/').length;
+  const base = (p: string) => p.slice(p.lastIndexOf('/') + 1);
+  const nearest = (test: (name: string) => boolean) =>
+    paths
+      .filter((p) => test(base(p)))
+      .sort((a, b) => depth(a) - depth(b) || naturalCompare(a, b))[0];
+  return (
+    nearest((n) => README.test(n)) ??
+    nearest((n) => ENTRY.test(n)) ??
+    [...paths].sort(naturalCompare).find((p) => !BOILERPLATE.test(base(p))) ??
+    paths[0] ??
+    null
+  );
 }
 
 /** The lines of a file's text (its final '\n' does not start an extra line). */

@@ -50,13 +50,22 @@ export function normalizeCodeSettings(stored: unknown): CodeSettings {
   };
 }
 
-/** The retrieval worker's settings for a code run: selection by count, so no word budget. */
-export function retrievalSettingsOf(settings: CodeSettings): RetrievalSettings {
+/**
+ * The retrieval worker's settings for a code run: selection by count, so no word budget. A
+ * question in words is scored on its content words: its function and question words ("how does
+ * a … whether … it") match comments and prose (a README, a heavily commented file) more than the
+ * code that answers it. A completion's query is code, scored whole, as RepoEval measured it.
+ */
+export function retrievalSettingsOf(
+  settings: CodeSettings,
+  kind: 'question' | 'completion' = 'completion',
+): RetrievalSettings {
   return {
     alpha: settings.alpha,
     wRel: settings.wRel,
     relations: settings.relations,
     scoring: settings.scoring,
     budget: Infinity,
+    ...(kind === 'question' ? { queryWords: 'content' as const } : {}),
   };
 }

@@ -19,6 +19,7 @@ import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
 import { TraceView } from '../pipelines/TraceView';
 import { PIPELINE_COLOURS } from './colours';
 import type { EngineOption } from './engines';
+import { countOf } from '../format/numbers';
 
 export interface ColumnRun {
   pipeline: ComparePipelineId;
@@ -135,7 +136,7 @@ export function CompareColumn({
           <dd data-testid="cost-wall">{seconds(cost.wallMs)}</dd>
           <dt>Critical path</dt>
           <dd>
-            {cost.criticalPathCalls} calls, {seconds(cost.criticalPathMs)}
+            {countOf(cost.criticalPathCalls, 'call')}, {seconds(cost.criticalPathMs)}
           </dd>
           <dt>Price (estimate)</dt>
           <dd data-testid="cost-price">

@@ -8,6 +8,7 @@
 import { COMPARE_PIPELINE_NAMES, type ComparePipelineId } from '../../core/compare';
 import type { RunDocument } from '../../workers/retrieval-types';
 import { PIPELINE_COLOURS } from './colours';
+import { countOf } from '../format/numbers';
 
 const W = 1000;
 const ROW = 14;
@@ -48,7 +49,7 @@ export function UsageOverlay({
         return (
           <div key={d.docId} className="compare__overlay-doc">
             <p className="stats">
-              <strong>{d.name}</strong> — {d.count} fragments
+              <strong>{d.name}</strong> — {countOf(d.count, 'fragment')}
             </p>
             <svg
               viewBox={`0 0 ${W} ${height}`}

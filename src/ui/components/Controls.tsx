@@ -3,6 +3,7 @@ import type { RelationKind, RetrievalSettings, ScoringMode } from '../../workers
 import type { IndexSettings } from '../library-service';
 import { PresetPicker } from '../presets/PresetPicker';
 import { RangeField } from './RangeField';
+import { HubHostField } from '../hub/HubHostField';
 
 export interface EmbedderChoice {
   id: string;
@@ -19,12 +20,15 @@ export function Controls({
   embedders,
   onRetrieval,
   onIndex,
+  onHubHost,
 }: {
   retrieval: RetrievalSettings;
   index: IndexSettings;
   embedders: EmbedderChoice[];
   onRetrieval: (next: RetrievalSettings) => void;
   onIndex: (next: IndexSettings) => void;
+  /** The one hub-host setting changed (nothing is re-indexed for it). */
+  onHubHost?: (host: string) => void;
 }) {
   const set = <K extends keyof RetrievalSettings>(key: K, value: RetrievalSettings[K]) =>
     onRetrieval({ ...retrieval, [key]: value });
@@ -134,6 +138,7 @@ export function Controls({
               ))}
             </select>
           </label>
+          {onHubHost && <HubHostField host={index.hubHost} onHost={onHubHost} />}
           <label>
             Fragment size
             <select

@@ -1,5 +1,6 @@
 import { useMemo } from 'react';
 import type { RunDocument } from '../../workers/retrieval-types';
+import { countOf, formatCount } from '../format/numbers';
 
 /**
  * One document seen whole: position across, the three scores as lines, the selected fragments
@@ -66,7 +67,8 @@ export function DocumentStrip(props: DocumentStripProps) {
   return (
     <figure className="strip">
       <figcaption>
-        <strong>{doc.name}</strong> — {count} fragments, {marks.length} selected
+        <strong>{doc.name}</strong> — {countOf(count, 'fragment')}, {formatCount(marks.length)}{' '}
+        selected
       </figcaption>
       {/* A slider over fragment positions: arrows, Home/End and PageUp/PageDown move the reader. */}
       <svg
@@ -74,7 +76,7 @@ export function DocumentStrip(props: DocumentStripProps) {
         preserveAspectRatio="none"
         role="slider"
         tabIndex={0}
-        aria-label={`Fragment of ${doc.name} to read. The strip plots independent, environment and final scores by position; ${marks.length} selected fragments are marked.`}
+        aria-label={`Fragment of ${doc.name} to read. The strip plots independent, environment and final scores by position; ${countOf(marks.length, 'selected fragment')} marked.`}
         aria-valuemin={1}
         aria-valuemax={count}
         aria-valuenow={current - offset + 1}

@@ -1,3 +1,4 @@
+// @vitest-environment happy-dom
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { selectByBudget } from '../../core/fragrel';
@@ -50,5 +51,43 @@ describe('ExplanationView', () => {
 
   it('says a taken fragment was taken', () => {
     expect(html(4)).toContain('data-reason="selected"');
+  });
+});
+
+describe('the multi-hop "why"', () => {
+  it('says relevance flows through a related fragment that scores 0.000 yet has a share', () => {
+    const result = constructed();
+    result.independent = Float64Array.from([0.9, 0.8, 0, 0.6, 0.5, 0.4, 0.3]);
+    result.settings = { ...result.settings, relations: ['ppr'] };
+    result.explanations = {
+      1: {
+        index: 1,
+        rank: 1,
+        independent: 0.8,
+        environment: 0.3,
+        final: 0.95,
+        byKind: {
+          ppr: {
+            environment: 0.3,
+            contributions: [
+              { index: 0, weight: 0.3, amount: 0.24, share: 0.8 },
+              { index: 2, weight: 0.09, amount: 0.06, share: 0.2 },
+            ],
+          },
+        },
+      },
+    };
+    const div = document.createElement('div');
+    div.innerHTML = renderToStaticMarkup(
+      <ExplanationView result={result} index={1} onPick={() => undefined} />,
+    );
+    const rows = [...div.querySelectorAll('tbody tr')];
+    expect(rows[1].textContent).toContain('0.000');
+    expect(rows[1].textContent).toContain('20%');
+    expect(rows[1].querySelector('[data-testid="why-flows-through"]')?.textContent).toContain(
+      'flows on through it',
+    );
+    // A fragment with relevance of its own needs no such note.
+    expect(rows[0].querySelector('[data-testid="why-flows-through"]')).toBeNull();
   });
 });

@@ -99,7 +99,16 @@ export function ExplanationView({
                       </button>
                     </td>
                     <td>{fmt(c.weight)}</td>
-                    <td>{fmt(result.independent[c.index])}</td>
+                    <td>
+                      {fmt(result.independent[c.index])}
+                      {flowsThrough(kind, result.independent[c.index], c.share) && (
+                        <span className="stats" data-testid="why-flows-through">
+                          {' '}
+                          (no relevance of its own: the relevance of its own neighbours flows on
+                          through it)
+                        </span>
+                      )}
+                    </td>
                     <td>
                       <span className="share" style={{ width: `${Math.round(c.share * 100)}%` }} />{' '}
                       {Math.round(c.share * 100)}%
@@ -113,6 +122,16 @@ export function ExplanationView({
       ))}
     </section>
   );
+}
+
+/**
+ * Whether a contribution is relevance passed along rather than the fragment's own: in the
+ * multi-hop relation a fragment that scores 0.000 still carries a share, the relevance that
+ * reached it from its neighbours and flowed on. Shown as "0.000" with a 20 % share, it reads as
+ * a mistake without that said.
+ */
+export function flowsThrough(kind: string, independent: number, share: number): boolean {
+  return kind === 'ppr' && share > 0 && Math.abs(independent) < 0.0005;
 }
 
 export function describe(result: RetrievalResult, index: number): string {

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
 import type { DocumentRecord } from '../../store';
 import type { Progress } from '../../workers/protocol';
+import { countOf, formatCount } from '../format/numbers';
 
 export interface Job {
   id: string;
@@ -68,7 +69,7 @@ export function LibraryPanel({
                 onChange={(e) => onTick(doc.id, e.target.checked)}
               />
               <label htmlFor={`tick-${doc.id}`} className="library__name">
-                {doc.name}
+                {doc.title ?? doc.name}
               </label>
               <button
                 type="button"
@@ -80,7 +81,12 @@ export function LibraryPanel({
               </button>
             </div>
             <div className="library__meta">
-              {doc.fragmentCount} fragments · {doc.format} · {formatSize(doc.bytes)}
+              {doc.title && (
+                <span className="library__file" data-testid="library-file">
+                  {doc.name} ·{' '}
+                </span>
+              )}
+              {countOf(doc.fragmentCount, 'fragment')} · {doc.format} · {formatSize(doc.bytes)}
               {doc.status !== 'indexed' && ` · ${doc.status}`}
             </div>
             {extra?.(doc)}
@@ -105,8 +111,7 @@ export function LibraryPanel({
 function JobProgress({ job }: { job: Job }) {
   const p = job.progress;
   const stage = p ? (STAGES[p.stage] ?? p.stage) : job.action === 'add' ? 'Starting' : 'Updating';
-  const detail =
-    p && p.total > 1 ? ` ${p.done.toLocaleString()} / ${p.total.toLocaleString()}` : '';
+  const detail = p && p.total > 1 ? ` ${formatCount(p.done)} / ${formatCount(p.total)}` : '';
   return (
     <div className="library__meta">
       <span role="status">

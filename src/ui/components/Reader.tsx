@@ -124,7 +124,7 @@ function SupportedText({
   terms,
 }: {
   text: string;
-  support: readonly { start: number; end: number }[];
+  support: readonly { start: number; end: number; weak?: boolean }[];
   terms: Set<string>;
 }) {
   if (support.length === 0) return <Highlight text={text} terms={terms} />;
@@ -136,13 +136,25 @@ function SupportedText({
     parts.push(
       <span
         key={`s${s.start}`}
-        className="reader__support"
+        className={`reader__support${s.weak ? ' reader__support--weak' : ''}`}
         data-testid="support-sentence"
-        title="This sentence supports the cited claim"
+        data-weak={s.weak ? 'true' : undefined}
+        title={
+          s.weak
+            ? 'A weak match: this sentence shares little with the cited claim (one word, or not enough to count as support)'
+            : 'This sentence supports the cited claim'
+        }
       >
         <Highlight text={text.slice(s.start, s.end)} terms={terms} />
       </span>,
     );
+    if (s.weak)
+      parts.push(
+        <span key={`w${s.start}`} className="reader__weak" data-testid="support-weak">
+          {' '}
+          (weak match)
+        </span>,
+      );
     at = s.end;
   }
   if (at < text.length)

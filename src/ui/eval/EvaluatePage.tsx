@@ -39,8 +39,11 @@ import { RecallPlot } from './RecallPlot';
 import { ResultsTable } from './ResultsTable';
 import { AnswerEval } from './AnswerEval';
 import { EngineProvider } from '../answer/useEngine';
+import { HubHostField } from '../hub/HubHostField';
+import { writeHubHost } from '../hub/hub-host';
 import { runJson, summaryCsv } from './export';
 import { download } from './download';
+import { countOf } from '../format/numbers';
 
 interface Loaded {
   files: { name: string; text: string }[];
@@ -103,6 +106,14 @@ export function EvaluatePage() {
   const [embedderId, setEmbedderId] = useState<string>(STATIC_EMBEDDER_ID);
   /** Where a transformer embedder is downloaded from: the library's hub host until edited. */
   const [hubHost, setHubHost] = useState<string | null>(null);
+  /** The library's one hub-host setting, changed here: the main app downloads from it too. */
+  const chooseHub = useCallback(
+    (host: string) => {
+      setHubHost(host);
+      if (library) void writeHubHost(library, host).catch(() => undefined);
+    },
+    [library],
+  );
   /** The stored answer run shown in the answer section, and a count that remounts that section. */
   const [answerShown, setAnswerShown] = useState<EvalRunRecord | null>(null);
   const [answerEpoch, setAnswerEpoch] = useState(0);
@@ -454,7 +465,7 @@ export function EvaluatePage() {
           </p>
           <ul className="eval-counts">
             <li data-testid="eval-count-questions">{b.items.length} questions</li>
-            <li>{b.documents} documents</li>
+            <li>{countOf(b.documents, 'document')}</li>
             <li>{withGold} with a gold passage (gold recall)</li>
             <li>{withAnswer} with an answer text (answer-in-context)</li>
             {b.skipped > 0 && <li>{b.skipped} left out: nothing to score</li>}
@@ -486,14 +497,12 @@ export function EvaluatePage() {
                 </label>
               ))}
               {embedderId !== STATIC_EMBEDDER_ID && (
-                <label>
-                  hub host{' '}
-                  <input
-                    value={hubHost ?? ''}
-                    onChange={(e) => setHubHost(e.target.value)}
-                    data-testid="eval-hub-host"
-                  />
-                </label>
+                <HubHostField
+                  host={hubHost ?? DEFAULT_HUB_HOST}
+                  onHost={chooseHub}
+                  label="hub host"
+                  testId="eval-hub-host"
+                />
               )}
             </fieldset>
             <fieldset>
@@ -622,7 +631,10 @@ export function EvaluatePage() {
       )}
 
       {b && loaded && library && db && (
-        <EngineProvider library={library}>
+        <EngineProvider
+          library={library}
+          hub={{ host: hubHost ?? DEFAULT_HUB_HOST, onChange: chooseHub }}
+        >
           <AnswerEval
             key={answerEpoch}
             items={b.items}

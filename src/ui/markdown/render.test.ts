@@ -77,3 +77,28 @@ describe('answerMarkdownForCopy', () => {
     );
   });
 });
+
+describe('links the model wrote', () => {
+  it('open in a new tab without opener or referrer, and show their host', () => {
+    for (const srcs of [sources, null]) {
+      const root = dom(renderAnswerHtml('See [the site](https://evil.example/x?y=1) now.', srcs));
+      const a = root.querySelector('a.model-link')!;
+      expect(a.getAttribute('href')).toBe('https://evil.example/x?y=1');
+      expect(a.getAttribute('target')).toBe('_blank');
+      expect(a.getAttribute('rel')).toBe('noopener noreferrer');
+      expect(root.textContent?.trim()).toBe('See the site (evil.example ↗) now.');
+    }
+  });
+
+  it('render a link that is not an absolute address as text, not a link into the app', () => {
+    const root = dom(renderAnswerHtml('Go [home](index.html) or [up](../x).', null));
+    expect(root.querySelectorAll('a')).toHaveLength(0);
+    expect(root.textContent?.trim()).toBe('Go home or up.');
+  });
+
+  it('leave citations as in-app links', () => {
+    const root = dom(renderAnswerHtml('Yes [1] and [two](https://a.example).', sources));
+    expect(root.querySelector('a.cite')?.getAttribute('target')).toBeNull();
+    expect(root.querySelector('a.model-link')?.getAttribute('data-host')).toBe('a.example');
+  });
+});

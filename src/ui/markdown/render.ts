@@ -51,9 +51,43 @@ export function bracketLabels(
 
 const escape = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
+/**
+ * Where a link the model wrote leads, as a person reads it: the host of a web address, else the
+ * scheme (`mailto`). Null for an address that cannot be parsed.
+ */
+export function linkHost(href: string): string | null {
+  try {
+    const url = new URL(href);
+    return url.host || url.protocol.replace(/:$/, '');
+  } catch {
+    return null;
+  }
+}
+
 function markdownFor(sources: readonly CitationSource[] | null): Markdown {
   const md = new MarkdownIt({ html: false, linkify: false, typographer: false, breaks: false });
   md.disable(['image']);
+  // A link the model wrote must never take the reader off the app: it opens in a new tab,
+  // without an opener or a referrer, and says where it leads before it is clicked. A link that
+  // is not an absolute address (relative, or unparsable) would open inside the app: plain text.
+  const open: (string | null)[] = [];
+  md.renderer.rules.link_open = (tokens, idx, options, _env, self) => {
+    const token = tokens[idx];
+    const host = linkHost(String(token.attrGet('href') ?? ''));
+    open.push(host);
+    if (host === null) return '<span class="model-link model-link--text">';
+    token.attrSet('target', '_blank');
+    token.attrSet('rel', 'noopener noreferrer');
+    token.attrSet('class', 'model-link');
+    token.attrSet('data-host', host);
+    token.attrSet('title', `Opens ${host} in a new tab`);
+    return self.renderToken(tokens, idx, options);
+  };
+  md.renderer.rules.link_close = (tokens, idx, options, _env, self) => {
+    const host = open.pop();
+    if (host == null) return '</span>';
+    return `${self.renderToken(tokens, idx, options)}<span class="model-link__host"> (${escape(host)} ↗)</span>`;
+  };
   // Without sources (a chat reply) brackets are plain text.
   if (!sources) return md;
   md.inline.ruler.before('link', 'citation', (state: StateInline, silent: boolean) => {
@@ -95,6 +129,8 @@ export function renderAnswerHtml(text: string, sources: readonly CitationSource[
   return DOMPurify.sanitize(html, {
     FORBID_TAGS: ['img', 'style', 'form', 'input', 'iframe', 'object', 'embed', 'svg', 'math'],
     FORBID_ATTR: ['style'],
+    // The new-tab target of a model's link (markdownFor); rel="noopener noreferrer" goes with it.
+    ADD_ATTR: ['target'],
   });
 }
 

@@ -8,6 +8,7 @@ import type { Trace, TraceCall, TraceItem } from '../../core/pipelines/types';
 import { EntityGraphView } from '../qrmem/EntityGraphView';
 import { QrmemCostView } from '../qrmem/CostView';
 import { phaseOfStep } from '../../core/pipelines/qrmem/cost';
+import { countOf } from '../format/numbers';
 
 const ms = (v: number | undefined) => (v === undefined ? '…' : `${(v / 1000).toFixed(2)} s`);
 
@@ -100,7 +101,7 @@ export function TraceView({
         at once), {ms(trace.endMs)}
       </h3>
       <p className="stats" data-testid="trace-critical">
-        Critical path: {trace.criticalPath.calls.length} calls in sequence,{' '}
+        Critical path: {countOf(trace.criticalPath.calls.length, 'call')} in sequence,{' '}
         {ms(trace.criticalPath.ms)}
         {trace.criticalPath.calls.length > 0 &&
           ` (${trace.criticalPath.calls.map((id) => trace.calls[id]?.tag).join(' → ')})`}

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { MINILM_EMBEDDER_ID, retrievalPreset } from '../../core/retrieval/presets';
 import { defaultIndexSettings, type IndexSettings } from '../library-service';
-import { followMeasuredPreset, matchingPreset, presetRetrievalSettings } from './PresetPicker';
+import {
+  embedderPresetNote,
+  followMeasuredPreset,
+  matchingPreset,
+  presetRetrievalSettings,
+} from './PresetPicker';
 
 const glove: IndexSettings = { ...defaultIndexSettings };
 const minilm: IndexSettings = { ...defaultIndexSettings, embedderId: MINILM_EMBEDDER_ID };
@@ -54,5 +59,23 @@ describe('book presets per embedder', () => {
     const paper = presetRetrievalSettings(retrievalPreset('prose', 'paper'));
     expect(followMeasuredPreset(paper, { ...glove, wordsPerFragment: 500 }, minilm)).toBeNull();
     expect(followMeasuredPreset(measured, glove, { ...glove, semanticK: 8 })).toBeNull();
+  });
+
+  it('says why the MiniLM preset is not on when choosing MiniLM kept custom settings', () => {
+    const measured = presetRetrievalSettings(retrievalPreset('prose', 'measured'));
+    // A knob moved, then MiniLM chosen: the preset does not follow, and the panel says why.
+    const moved = { ...measured, alpha: 1 };
+    expect(followMeasuredPreset(moved, glove, minilm)).toBeNull();
+    const note = embedderPresetNote(moved, { ...minilm, wordsPerFragment: 100 })!;
+    expect(note).toContain('Measured best (books, MiniLM)');
+    expect(note).toContain('moved away from a preset');
+    const paper = presetRetrievalSettings(retrievalPreset('prose', 'paper'));
+    expect(embedderPresetNote(paper, { ...minilm, wordsPerFragment: 500 })).toContain(
+      "the paper's settings are on",
+    );
+    // Nothing to say once it is on, or for an embedder without a preset of its own.
+    const to = followMeasuredPreset(measured, glove, minilm)!;
+    expect(embedderPresetNote(to.retrieval, to.index)).toBeNull();
+    expect(embedderPresetNote(moved, glove)).toBeNull();
   });
 });

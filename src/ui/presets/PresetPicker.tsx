@@ -64,6 +64,31 @@ export function followMeasuredPreset(
 }
 
 /**
+ * Why the embedder's own measured preset is not on, when it has one (MiniLM) and the settings
+ * are something else: picking the embedder brings its preset only while the measured preset was
+ * on, so settings the person moved stay theirs; the panel says so instead of leaving the old
+ * ranking in place without a word. Null when there is nothing to say.
+ */
+export function embedderPresetNote(
+  retrieval: RetrievalSettings,
+  index: IndexSettings,
+): string | null {
+  const own = retrievalPreset('prose', 'measured', index.embedderId);
+  if (!own.embedder) return null;
+  const on = matchingPreset(retrieval, index);
+  if (on === own) return null;
+  const now =
+    on?.id === 'paper'
+      ? `the paper's settings are on`
+      : 'the settings were moved away from a preset';
+  return (
+    `${index.embedderId} has its own measured preset, “${own.label}”, but ${now}, so ` +
+    `choosing the embedder kept them (it follows only from the measured preset). ` +
+    `Press “${own.label}” to use it.`
+  );
+}
+
+/**
  * The measured defaults and the paper's, one click apart, with the reason for the one that is on
  * (the text comes from core, so the panel and BENCHMARKS.md say the same).
  */
@@ -79,6 +104,7 @@ export function PresetPicker({
   onIndex: (next: IndexSettings) => void;
 }) {
   const on = matchingPreset(retrieval, index);
+  const note = embedderPresetNote(retrieval, index);
   const apply = (id: PresetId) => {
     const p = retrievalPreset('prose', id, index.embedderId);
     onRetrieval({
@@ -104,6 +130,11 @@ export function PresetPicker({
       <p className="hint" data-testid="preset-why">
         {on ? on.why : 'Custom settings: a knob was moved away from both presets.'}
       </p>
+      {note && (
+        <p className="hint" data-testid="preset-embedder-note">
+          {note}
+        </p>
+      )}
     </div>
   );
 }

@@ -12,6 +12,7 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import type { Trace } from '../../core/pipelines/types';
 import type { QrmemRound } from '../../core/pipelines/qrmem/settings';
+import { countOf } from '../format/numbers';
 
 interface Props {
   trace: Trace;
@@ -98,7 +99,8 @@ export function EntityGraphView({ trace, onOpen }: Props) {
     <section aria-label="Entity graph" data-testid="qrmem-graph">
       <h3 className="card__title">Entity graph and navigation</h3>
       <p className="stats">
-        {graph.nodes.length} entities, {graph.edges.length} relations. Stopped: {stop ?? '?'}.
+        {countOf(graph.nodes.length, 'entity', 'entities')},{' '}
+        {countOf(graph.edges.length, 'relation')}. Stopped: {stop ?? '?'}.
       </p>
       <p data-testid="qrmem-path">
         Path: {path.map(name).join(' → ') || '(no entity of the question is in the graph)'}
@@ -140,7 +142,8 @@ export function EntityGraphView({ trace, onOpen }: Props) {
       </ul>
       <label>
         <input type="checkbox" checked={whole} onChange={(e) => setWhole(e.target.checked)} /> Show
-        the whole graph ({graph.nodes.length} entities), not only the navigated part
+        the whole graph ({countOf(graph.nodes.length, 'entity', 'entities')}), not only the
+        navigated part
       </label>
       {drawError && <p className="answer__error">{drawError}</p>}
       <div

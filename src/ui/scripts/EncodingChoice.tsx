@@ -26,7 +26,7 @@ export function EncodingChoice({
         Read as {encodingLabel(current)} ({doc.encodingGuessed ? 'detected' : 'chosen'}).
       </span>{' '}
       {canReread ? (
-        <>
+        <span className="library__encoding">
           <label>
             Encoding{' '}
             <select
@@ -44,7 +44,7 @@ export function EncodingChoice({
           <button type="button" disabled={choice === current} onClick={() => onReread(choice)}>
             Re-read
           </button>
-        </>
+        </span>
       ) : (
         <span>Garbled? Drop the file again to choose another encoding.</span>
       )}
