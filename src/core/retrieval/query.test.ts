@@ -4,9 +4,12 @@ import { QUESTION_WORDS, queryTerms } from './query';
 
 describe('queryTerms: stop words and interrogatives out, every content word kept', () => {
   it('drops the interrogatives and function words', () => {
-    expect(queryTerms('Who was the narrator of the story, and whose letter did he read?')).toEqual(
-      ['narrator', 'story', 'letter', 'read'],
-    );
+    expect(queryTerms('Who was the narrator of the story, and whose letter did he read?')).toEqual([
+      'narrator',
+      'story',
+      'letter',
+      'read',
+    ]);
   });
 
   it('keeps words that carry meaning in other questions (text, paper, world, true, false)', () => {
