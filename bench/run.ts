@@ -8,7 +8,7 @@
  */
 import path from 'node:path';
 import { browserSection } from './browser';
-import { embedderSection } from './embedder';
+import { embedderDistilledSection, embedderSection } from './embedder';
 import { embedSpeedSection } from './embed-speed';
 import { realEmbedderSection, realLlmSection } from './real-models';
 import { rerankSection } from './rerank';
@@ -37,6 +37,7 @@ const sections: BenchSection[] = [
   speedSection,
   rerankSection,
   embedderSection,
+  embedderDistilledSection,
   browserSection,
   realEmbedderSection,
   realLlmSection,

@@ -3,6 +3,22 @@ import type { IndexSettings } from '../library-service';
 import { PresetPicker } from '../presets/PresetPicker';
 import { RangeField } from './RangeField';
 
+/**
+ * A transformer reads at most 512 word pieces of a fragment (transformers.js truncates at the
+ * tokenizer's limit; about 390 words of English prose): beyond that, a fragment's vector is its
+ * beginning's. Measured on War and Peace at 500 words: 1,123 of 1,126 fragments are cut, 22% of
+ * the word pieces unread (BENCHMARKS.md). BM25 reads every word.
+ */
+export function truncationNote(index: IndexSettings): string | null {
+  const offline = index.embedderId.startsWith('static-');
+  if (offline || index.wordsPerFragment < 400) return null;
+  return (
+    `The transformer reads the first 512 word pieces (about 390 words) of each fragment: at ` +
+    `${index.wordsPerFragment} words a fragment, the rest of the fragment is not embedded ` +
+    `(BM25 still reads every word). Choose 200 words to embed all of it.`
+  );
+}
+
 export interface EmbedderChoice {
   id: string;
   label: string;
@@ -16,12 +32,15 @@ export function Controls({
   retrieval,
   index,
   embedders,
+  offlineNote,
   onRetrieval,
   onIndex,
 }: {
   retrieval: RetrievalSettings;
   index: IndexSettings;
   embedders: EmbedderChoice[];
+  /** Which offline vectors this build has (offline-vectors.ts). */
+  offlineNote?: string;
   onRetrieval: (next: RetrievalSettings) => void;
   onIndex: (next: IndexSettings) => void;
 }) {
@@ -139,6 +158,16 @@ export function Controls({
               ))}
             </select>
           </label>
+          {offlineNote && (
+            <p className="hint" data-testid="offline-vectors">
+              {offlineNote}
+            </p>
+          )}
+          {truncationNote(index) && (
+            <p className="hint" data-testid="embedder-truncation">
+              {truncationNote(index)}
+            </p>
+          )}
           <label>
             Fragment size
             <select
