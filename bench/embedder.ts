@@ -18,6 +18,7 @@ import { pathToFileURL } from 'node:url';
 import { decodeStaticModel, embedTexts, type StaticModel } from '../src/core/embed/static';
 import { isFastTokenizable } from '../src/core/embed/spans';
 import { splitProse } from '../src/core/fragment';
+import { distilledAssetPath, loadDistilledFromDisk } from '../test/distilled';
 import { ensureGloveAsset, gloveAssetPath, sharedDatasetPath } from '../test/glove';
 import { writeResults } from './results-file';
 
@@ -87,13 +88,17 @@ function throughput(model: StaticModel, texts: string[]): ThroughputResult {
 /** Measure without printing or writing (bench/run.ts does both for a section). */
 export async function measureEmbedder(
   log: (line: string) => void = () => {},
+  which: 'glove' | 'distilled' = 'glove',
 ): Promise<EmbedderBenchResults> {
   const bookPath = sharedDatasetPath('gutenberg', 'pg2600_war_and_peace.txt');
-  ensureGloveAsset(); // builds it if it is missing, outside the timings below
+  // Builds the asset if it is missing, outside the timings below.
+  if (which === 'glove') ensureGloveAsset();
+  else loadDistilledFromDisk();
+  const assetPath = which === 'glove' ? gloveAssetPath : distilledAssetPath;
 
   // 1. Cold, in the order the app does it.
   let t0 = performance.now();
-  const bytes = readFileSync(gloveAssetPath);
+  const bytes = readFileSync(assetPath);
   const model = decodeStaticModel(bytes);
   const decodeMs = performance.now() - t0;
 
@@ -138,8 +143,8 @@ export async function measureEmbedder(
 
   return {
     asset: {
-      path: path.relative(process.cwd(), gloveAssetPath),
-      bytes: statSync(gloveAssetPath).size,
+      path: path.relative(process.cwd(), assetPath),
+      bytes: statSync(assetPath).size,
       vocabulary: model.size,
       dim: model.dim,
       decodeMs,
@@ -169,7 +174,7 @@ export function embedderMarkdown(r: EmbedderBenchResults): string {
     `| ${name} | ${fmt(t.texts)} | ${fmt(t.meanWords, 1)} | ${fmt(t.fragmentsPerSecond)} | ` +
     `${fmt(t.bestFragmentsPerSecond)} | ${fmt(t.wordsPerSecond / 1e6, 2)} M | ${fmt(100 * t.fastPathShare)}% |`;
   return [
-    `Static GloVe embedder: ${fmt(r.asset.bytes / 1e6, 2)} MB asset, ${fmt(r.asset.vocabulary)} words x ${r.asset.dim} dims, decoded in ${fmt(r.asset.decodeMs)} ms.`,
+    `Static embedder (${r.asset.path}): ${fmt(r.asset.bytes / 1e6, 2)} MB asset, ${fmt(r.asset.vocabulary)} words x ${r.asset.dim} dims, decoded in ${fmt(r.asset.decodeMs)} ms.`,
     '',
     '| War and Peace (cold, one pass) | value |',
     '|---|---|',
@@ -193,6 +198,17 @@ export const embedderSection = {
   description: 'Static GloVe embedder: War and Peace split + embed, and fragments per second.',
   async run(log: (line: string) => void) {
     const results = await measureEmbedder(log);
+    return { results, markdown: embedderMarkdown(results) };
+  },
+};
+
+/** The same measurements for the static vectors distilled from MiniLM (docs/method.md). */
+export const embedderDistilledSection = {
+  name: 'embedder-distilled',
+  description:
+    'Static vectors distilled from MiniLM: War and Peace split + embed, and fragments per second.',
+  async run(log: (line: string) => void) {
+    const results = await measureEmbedder(log, 'distilled');
     return { results, markdown: embedderMarkdown(results) };
   },
 };

@@ -16,7 +16,8 @@
  * fragment vectors whatever the scorer. Writes bench/results/quality.json and prints markdown.
  * Environment: QUALITY_SETS=quality,qasper (a subset of sets), QUALITY_BABI_PER_TASK (default 60),
  * QUALITY_SIZES=100,200 (fragment sizes), QUALITY_EMBEDDER=minilm (real all-MiniLM-L6-v2 from
- * `npm run models` for dense scores and the semantic relation; vectors cached in
+ * `npm run models` for dense scores and the semantic relation; =distilled: the static vectors
+ * distilled from it, scripts/distill-static.mjs; vectors cached in
  * ~/.cache/fragrel-lens/bench-embeddings), QUALITY_OUT (results file name), QUALITY_TABLES
  * (scorers whose held-out tables are printed), QUALITY_SCORERS and QUALITY_VARIANTS (comma lists
  * restricting the scorers and the relation-aware variants; 'plain' is always run).
@@ -38,7 +39,13 @@ import {
   tokenize,
 } from '../src/core';
 import { estimateTokens } from '../src/core/chat/tokens';
-import { embedTexts, type StaticModel } from '../src/core/embed/static';
+import {
+  DISTILLED_EMBEDDER_ID,
+  DISTILLED_MODEL_PATH,
+  decodeStaticModel,
+  embedTexts,
+  type StaticModel,
+} from '../src/core/embed/static';
 import {
   contentWords,
   goldRecall,
@@ -235,8 +242,17 @@ interface BenchEmbedder {
   embed(texts: readonly string[]): Promise<VectorSet>;
 }
 
-function staticEmbedder(model: StaticModel): BenchEmbedder {
-  return { id: 'static-glove-100d', embed: async (texts) => embedTexts(model, texts) };
+function staticEmbedder(model: StaticModel, id = 'static-glove-100d'): BenchEmbedder {
+  return { id, embed: async (texts) => embedTexts(model, texts) };
+}
+
+/** The static vectors distilled from MiniLM (scripts/distill-static.mjs), from public/models. */
+function distilledEmbedder(): BenchEmbedder {
+  const file = path.join(process.cwd(), 'public', DISTILLED_MODEL_PATH);
+  if (!existsSync(file)) {
+    throw new Error(`${file} is missing: run \`npm run assets\` with the MiniLM weights fetched.`);
+  }
+  return staticEmbedder(decodeStaticModel(readFileSync(file)), DISTILLED_EMBEDDER_ID);
 }
 
 /**
@@ -692,7 +708,11 @@ export function qualityMarkdown(r: QualityResults, scorers: string[]): string {
 export async function measureQuality(log: (line: string) => void): Promise<QualityResults> {
   const t0 = performance.now();
   const useMiniLm = process.env.QUALITY_EMBEDDER === 'minilm';
-  const embedder = useMiniLm ? await miniLmEmbedder() : staticEmbedder(loadGloveFromDisk());
+  const embedder = useMiniLm
+    ? await miniLmEmbedder()
+    : process.env.QUALITY_EMBEDDER === 'distilled'
+      ? distilledEmbedder()
+      : staticEmbedder(loadGloveFromDisk());
   const sizes = process.env.QUALITY_SIZES?.split(',').map(Number) ?? SIZES;
   const only = process.env.QUALITY_SETS?.split(',');
   const perTask = Number(process.env.QUALITY_BABI_PER_TASK ?? 60);

@@ -4,8 +4,8 @@
  *
  * real-embedder: all-MiniLM-L6-v2 (int8) embedding 500-word fragments of War and Peace on the
  *   model check page, wasm with 1 and 2 threads and WebGPU on SwiftShader; tokens per second
- *   (the model reads at most 256 tokens of each fragment: those are the tokens counted, with
- *   the real tokenizer), against the model's FLOPs per token and the machine's measured matmul
+ *   (the model reads at most 512 tokens of each fragment, the tokenizer's model_max_length, as
+ *   the app passes no length: those are the tokens counted, with the real tokenizer), against the model's FLOPs per token and the machine's measured matmul
  *   speed; the whole book's embedding time projected. Also the HotpotQA gold-first rate of all
  *   100 questions in Node (native ONNX Runtime), beside GloVe.
  * real-llm: SmolLM2-135M-Instruct (GGUF Q4_1) in wllama, 1 and 2 threads: prompt reading and
@@ -32,7 +32,7 @@ const BOOK = sharedDatasetPath('gutenberg/pg2600_war_and_peace.txt');
 const ALICE = sharedDatasetPath('gutenberg/pg11.txt');
 /** Fragments of War and Peace embedded per run (the whole book is projected from them). */
 const SAMPLE = 64;
-const MAX_TOKENS = 256;
+const MAX_TOKENS = 512;
 /** Fragments embedded on SwiftShader's WebGPU (about 60x slower than wasm here). */
 const WEBGPU_SAMPLE = 4;
 
@@ -46,7 +46,7 @@ export function miniLmFlopsPerToken(seqLen: number): number {
 }
 
 /** Single- and two-thread float32 matmul speed of this machine (numpy's BLAS), in GFLOP/s. */
-function measuredMatmulGflops(): { threads1: number; threads2: number } | null {
+export function measuredMatmulGflops(): { threads1: number; threads2: number } | null {
   const script =
     'import numpy as np, time\n' +
     'a=np.random.rand(1024,1024).astype(np.float32); b=np.random.rand(1024,1024).astype(np.float32)\n' +
@@ -88,12 +88,19 @@ async function tokenCounts(texts: string[]): Promise<number[]> {
   }
 }
 
-async function embedOnPage(
+/**
+ * Embed `texts` as passages on the built app's model check page ("Rank passages"), served on
+ * `port`; `extra` adds URL settings (`batch`, `dtype`). Returns the page's own time and the wasm
+ * threads ONNX Runtime started with.
+ */
+export async function embedOnPage(
   browser: Browser,
   mirror: HubMirror,
   device: 'wasm' | 'webgpu',
   threads: number,
   texts: string[],
+  port: number = PORT,
+  extra: Record<string, string> = {},
 ): Promise<{ ms: number; threadsUsed: number }> {
   const page = await (await browser.newContext()).newPage();
   try {
@@ -102,8 +109,9 @@ async function embedOnPage(
       model: 'all-MiniLM-L6-v2',
       device,
       threads: String(threads),
+      ...extra,
     });
-    await page.goto(`http://127.0.0.1:${PORT}/models.html?${params}`);
+    await page.goto(`http://127.0.0.1:${port}/models.html?${params}`);
     await page.getByRole('button', { name: 'Load and check' }).click();
     await page.locator('main[data-state="done"]').waitFor({ timeout: 600_000 });
     const result = JSON.parse((await page.getByTestId('result').textContent()) ?? '{}') as {

@@ -9,7 +9,8 @@
  * - MiniLM dense + code: the same with Eq. 9-10 over the code relation;
  * - MiniLM hybrid: Eq. 4's hybrid (lambda 0.5) of the task's BM25 and the MiniLM cosine;
  * - MiniLM hybrid + code.
- * MiniLM reads at most 256 word pieces, so a 20-line window longer than that is scored by its
+ * MiniLM reads at most 512 word pieces (no length is passed, so transformers.js truncates at the
+ * tokenizer's model_max_length), so a 20-line window longer than that is scored by its
  * beginning: this is the model's own limit, left as the app would meet it.
  *
  * Window vectors are cached per window text, in memory for the run and on disk beside

@@ -8,7 +8,8 @@
  */
 import path from 'node:path';
 import { browserSection } from './browser';
-import { embedderSection } from './embedder';
+import { embedderDistilledSection, embedderSection } from './embedder';
+import { embedSpeedSection } from './embed-speed';
 import { realEmbedderSection, realLlmSection } from './real-models';
 import { rerankSection } from './rerank';
 import { scaleReadSection, scaleSection } from './scale';
@@ -39,9 +40,11 @@ const sections: BenchSection[] = [
   speedSection,
   rerankSection,
   embedderSection,
+  embedderDistilledSection,
   browserSection,
   realEmbedderSection,
   realLlmSection,
+  embedSpeedSection,
   scaleSection,
   scalePoolSection,
   scaleReadSection,

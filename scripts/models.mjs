@@ -268,6 +268,14 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
         `models: ${result.files.length} files verified in ${result.hub} ` +
           `(${fetched} unpacked now) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
       );
+      // With MiniLM's weights here, the offline vectors distilled from it can be built: the
+      // GloVe asset first (its words and ranks are the distilled vocabulary), then the distillation
+      // (both skip when up to date). `npm run assets` does the same on a machine that has them.
+      if (result.files.some((f) => f.model === 'all-MiniLM-L6-v2')) {
+        const { execFileSync } = await import('node:child_process');
+        const root = resolve(fileURLToPath(import.meta.url), '../..');
+        execFileSync('npm', ['run', 'assets'], { cwd: root, stdio: 'inherit' });
+      }
     }
   } catch (error) {
     if (error instanceof ModelsError) {

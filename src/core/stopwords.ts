@@ -1,5 +1,6 @@
 /**
- * @file Common English function words. Only the reader's highlighting uses them (marking every
+ * @file Common English function words: the English stop-word list of NLTK (Bird, Klein and Loper,
+ * nltk_data corpora/stopwords/english), without its contraction fragments ("don", "wasn", ...). Only the reader's highlighting uses them (marking every
  * "the" would hide the words that matter); scoring keeps every term, as BM25's IDF already
  * discounts frequent ones.
  */

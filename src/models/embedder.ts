@@ -4,6 +4,7 @@
  * static path never pulls ONNX Runtime into a worker).
  */
 import {
+  DISTILLED_EMBEDDER_ID,
   STATIC_EMBEDDER_ID,
   decodeStaticModel,
   embedTexts,
@@ -17,7 +18,7 @@ import type { DeviceRequest } from './capabilities';
 
 /** What the UI sends a worker to name an embedder. `id` is what the store keys vectors by. */
 export type EmbedderSpec =
-  | { id: typeof STATIC_EMBEDDER_ID; url: string }
+  | { id: typeof STATIC_EMBEDDER_ID | typeof DISTILLED_EMBEDDER_ID; url: string }
   | { id: string; modelId: string; host?: string; device?: DeviceRequest; dtype?: EmbedDtype };
 
 export interface TextEmbedder {
@@ -91,7 +92,9 @@ export async function loadEmbedder(
   spec: EmbedderSpec,
   options: { signal?: AbortSignal; onProgress?: (p: Progress) => void } = {},
 ): Promise<TextEmbedder> {
-  if ('url' in spec) return staticEmbedder(await loadStaticModel(spec.url, options.signal));
+  if ('url' in spec) {
+    return staticEmbedder(await loadStaticModel(spec.url, options.signal), spec.id);
+  }
   const key = JSON.stringify(spec);
   let loading = transformerCache.get(key);
   if (!loading) {

@@ -37,6 +37,14 @@ import { EngineProvider } from './answer/useEngine';
 import { ChatView } from './chat/ChatView';
 import { ViewSwitch, type MainView } from './chat/ViewSwitch';
 import {
+  detectOfflineVectors,
+  embedderChoicesFor,
+  offlineEmbedderId,
+  withOfflineVectors,
+  offlineVectorsNote,
+  type OfflineVectors,
+} from './offline-vectors';
+import {
   EMBEDDER_CHOICES,
   LibraryService,
   defaultIndexSettings,
@@ -182,6 +190,12 @@ function Workspace({
   const [retrievalSettings, setRetrievalSettings] =
     useState<RetrievalSettings>(defaultRetrievalSettings);
   const [indexSettings, setIndexSettings] = useState<IndexSettings>(defaultIndexSettings);
+  // The distilled offline vectors when this build has them, else GloVe (offline-vectors.ts).
+  const [offline, setOffline] = useState<OfflineVectors>('glove');
+  const indexDefaults = useMemo(
+    () => ({ ...defaultIndexSettings, embedderId: offlineEmbedderId(offline) }),
+    [offline],
+  );
   const [question, setQuestion] = useState('');
   const [asked, setAsked] = useState<string | null>(null);
   const [result, setResult] = useState<RetrievalResult | null>(null);
@@ -228,10 +242,10 @@ function Workspace({
   });
   const reloadSettings = () =>
     void library
-      .getSettings({ retrieval: defaultRetrievalSettings, index: defaultIndexSettings })
+      .getSettings({ retrieval: defaultRetrievalSettings, index: indexDefaults })
       .then((stored) => {
         setRetrievalSettings({ ...defaultRetrievalSettings, ...stored.retrieval });
-        setIndexSettings({ ...defaultIndexSettings, ...stored.index });
+        setIndexSettings(withOfflineVectors({ ...indexDefaults, ...stored.index }, offline));
       })
       .catch((e: Error) => notify('error', e.message));
   useTabSync('settings', reloadSettings);
@@ -239,12 +253,15 @@ function Workspace({
   // Reopening shows the library at once, with the settings it was left with; nothing is recomputed.
   useEffect(() => {
     void (async () => {
+      const found = await detectOfflineVectors();
+      setOffline(found);
+      const defaults = { ...defaultIndexSettings, embedderId: offlineEmbedderId(found) };
       const stored = await library.getSettings({
         retrieval: defaultRetrievalSettings,
-        index: defaultIndexSettings,
+        index: defaults,
       });
       setRetrievalSettings({ ...defaultRetrievalSettings, ...stored.retrieval });
-      setIndexSettings({ ...defaultIndexSettings, ...stored.index });
+      setIndexSettings(withOfflineVectors({ ...defaults, ...stored.index }, found));
       const docs = await refreshDocuments();
       setTicked(new Set(docs.map((d) => d.id)));
     })().catch((e: Error) => notify('error', e.message));
@@ -824,7 +841,8 @@ function Workspace({
             <Controls
               retrieval={retrievalSettings}
               index={indexSettings}
-              embedders={EMBEDDER_CHOICES}
+              embedders={embedderChoicesFor(EMBEDDER_CHOICES, offline)}
+              offlineNote={offlineVectorsNote(offline)}
               onRetrieval={onRetrievalSettings}
               onIndex={onIndexSettings}
               onHubHost={onHubHost}

@@ -10,7 +10,12 @@
  * active embedder's vectors and semantic relation as for books, and the code relation (kind
  * 'code', params {threshold, maxPerRow}). The fragment size setting does not apply to it.
  */
-import { STATIC_EMBEDDER_ID, STATIC_MODEL_PATH } from '../core/embed/static';
+import {
+  DISTILLED_EMBEDDER_ID,
+  DISTILLED_MODEL_PATH,
+  STATIC_EMBEDDER_ID,
+  STATIC_MODEL_PATH,
+} from '../core/embed/static';
 import { EMBEDDING_MODELS } from '../models/catalogue';
 import type { EmbedderSpec } from '../models/embedder';
 import { DEFAULT_HUB_HOST } from '../models/settings';
@@ -52,6 +57,10 @@ export const RECOMMENDED_EMBEDDER = 'all-MiniLM-L6-v2';
 
 export const EMBEDDER_CHOICES = [
   { id: STATIC_EMBEDDER_ID, label: 'Offline word vectors (GloVe 100-d, no download)' },
+  {
+    id: DISTILLED_EMBEDDER_ID,
+    label: 'Offline vectors distilled from MiniLM (256-d, no download)',
+  },
   ...EMBEDDING_MODELS.filter((m) => !m.testOnly).map((m) => ({
     id: m.key,
     // all-MiniLM-L6-v2 is the one whose meaning we proved with real weights (docs/models.md).
@@ -65,6 +74,9 @@ export function embedderSpec(
 ): EmbedderSpec {
   if (settings.embedderId === STATIC_EMBEDDER_ID) {
     return { id: STATIC_EMBEDDER_ID, url: new URL(STATIC_MODEL_PATH, baseUrl).href };
+  }
+  if (settings.embedderId === DISTILLED_EMBEDDER_ID) {
+    return { id: DISTILLED_EMBEDDER_ID, url: new URL(DISTILLED_MODEL_PATH, baseUrl).href };
   }
   return { id: settings.embedderId, modelId: settings.embedderId, host: settings.hubHost };
 }

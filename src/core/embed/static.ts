@@ -74,6 +74,12 @@ import type { VectorSet } from '../types';
 export const STATIC_EMBEDDER_ID = 'static-glove-100d';
 /** Where the build step writes the asset, relative to the site root (Vite's `public/`). */
 export const STATIC_MODEL_PATH = 'models/glove/glove-100d.bin';
+/**
+ * The same format holding vectors distilled from all-MiniLM-L6-v2 (scripts/distill-static.mjs,
+ * docs/method.md): the offline vectors when the build had the weights, else GloVe.
+ */
+export const DISTILLED_EMBEDDER_ID = 'static-minilm-distilled-256d';
+export const DISTILLED_MODEL_PATH = 'models/distilled/minilm-distilled-256d.bin';
 
 export const STATIC_MODEL_MAGIC = 'FRGL';
 export const STATIC_MODEL_VERSION = 1;

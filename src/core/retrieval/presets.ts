@@ -143,8 +143,10 @@ export const retrievalPresets: Readonly<Record<TextKind, Record<PresetId, Retrie
  * bench/results/quality-minilm.json (QuALITY, Qasper, SFiction, MuSiQue at 200 words, mean gold
  * recall at 1K and 2K words): hybrid on the question's content words with the context and
  * semantic relations, 76.4 against 75.1 for the no-download preset's configuration and 75.9 for
- * plain hybrid. Measured at 200 words only (MiniLM reads at most 256 word pieces; 100-word
- * fragments were not embedded on this machine in time), so the preset keeps 200.
+ * plain hybrid. Measured at 200 words only (100-word fragments were not embedded on this machine in
+ * time), so the preset keeps 200. MiniLM reads at most 512 word pieces (the app passes no length,
+ * so transformers.js truncates at the tokenizer's model_max_length), which a 200-word fragment
+ * (about 260 pieces) never reaches.
  */
 export const miniLmBookPreset: Readonly<RetrievalPreset> = Object.freeze<RetrievalPreset>({
   id: 'measured',

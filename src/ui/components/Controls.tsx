@@ -5,6 +5,22 @@ import { PresetPicker } from '../presets/PresetPicker';
 import { RangeField } from './RangeField';
 import { HubHostField } from '../hub/HubHostField';
 
+/**
+ * A transformer reads at most 512 word pieces of a fragment (transformers.js truncates at the
+ * tokenizer's limit; about 390 words of English prose): beyond that, a fragment's vector is its
+ * beginning's. Measured on War and Peace at 500 words: 1,123 of 1,126 fragments are cut, 22% of
+ * the word pieces unread (BENCHMARKS.md). BM25 reads every word.
+ */
+export function truncationNote(index: IndexSettings): string | null {
+  const offline = index.embedderId.startsWith('static-');
+  if (offline || index.wordsPerFragment < 400) return null;
+  return (
+    `The transformer reads the first 512 word pieces (about 390 words) of each fragment: at ` +
+    `${index.wordsPerFragment} words a fragment, the rest of the fragment is not embedded ` +
+    `(BM25 still reads every word). Choose 200 words to embed all of it.`
+  );
+}
+
 export interface EmbedderChoice {
   id: string;
   label: string;
@@ -18,6 +34,7 @@ export function Controls({
   retrieval,
   index,
   embedders,
+  offlineNote,
   onRetrieval,
   onIndex,
   onHubHost,
@@ -25,6 +42,8 @@ export function Controls({
   retrieval: RetrievalSettings;
   index: IndexSettings;
   embedders: EmbedderChoice[];
+  /** Which offline vectors this build has (offline-vectors.ts). */
+  offlineNote?: string;
   onRetrieval: (next: RetrievalSettings) => void;
   onIndex: (next: IndexSettings) => void;
   /** The one hub-host setting changed (nothing is re-indexed for it). */
@@ -139,6 +158,16 @@ export function Controls({
             </select>
           </label>
           {onHubHost && <HubHostField host={index.hubHost} onHost={onHubHost} />}
+          {offlineNote && (
+            <p className="hint" data-testid="offline-vectors">
+              {offlineNote}
+            </p>
+          )}
+          {truncationNote(index) && (
+            <p className="hint" data-testid="embedder-truncation">
+              {truncationNote(index)}
+            </p>
+          )}
           <label>
             Fragment size
             <select
