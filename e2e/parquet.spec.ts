@@ -42,9 +42,24 @@ test('Export as Parquet: a zip of Parquet tables with every fragment; Cancel sav
   // Cancel at once: no download, a notice, the button back.
   const downloads: string[] = [];
   page.on('download', (d) => downloads.push(d.suggestedFilename()));
-  await page.getByRole('button', { name: 'Export as Parquet' }).click();
-  await expect(page.getByLabel('Parquet export')).toBeVisible();
-  await page.getByRole('button', { name: 'Cancel export' }).click();
+  // Click Export and then Cancel in the page itself, as soon as Cancel shows: a book this small
+  // exports in well under a second, so a click from here could come after the end.
+  const shown = await page.evaluate(async () => {
+    const button = (name: string) =>
+      [...document.querySelectorAll('button')].find((b) => b.textContent === name);
+    button('Export as Parquet')!.click();
+    for (let k = 0; k < 100; k++) {
+      await new Promise((r) => setTimeout(r, 0));
+      const cancel = button('Cancel export');
+      if (cancel) {
+        const bar = document.querySelector('progress[aria-label="Parquet export"]') !== null;
+        cancel.click();
+        return bar;
+      }
+    }
+    return false;
+  });
+  expect(shown).toBe(true);
   await expect(
     page.getByTestId('notice').filter({ hasText: 'Export as Parquet cancelled' }),
   ).toContainText('nothing was saved');
