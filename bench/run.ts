@@ -9,6 +9,7 @@
 import path from 'node:path';
 import { browserSection } from './browser';
 import { embedderSection } from './embedder';
+import { llmSpeedSection } from './llm-speed';
 import { realEmbedderSection, realLlmSection } from './real-models';
 import { rerankSection } from './rerank';
 import { scaleReadSection, scaleSection } from './scale';
@@ -39,6 +40,7 @@ const sections: BenchSection[] = [
   browserSection,
   realEmbedderSection,
   realLlmSection,
+  llmSpeedSection,
   scaleSection,
   scalePoolSection,
   scaleReadSection,
