@@ -37,11 +37,8 @@ function cachingWllama() {
     };
     const usage = { prompt_tokens: tokens.length };
     if (opts.stream) {
-      opts.onData?.({
-        choices: [{ finish_reason: 'stop', delta: { content: 'Yes.' } }],
-        timings,
-        usage,
-      });
+      // As wllama streams a chat answer: timings, no usage.
+      opts.onData?.({ choices: [{ finish_reason: 'stop', delta: { content: 'Yes.' } }], timings });
       return Promise.resolve(undefined);
     }
     return Promise.resolve({ usage, timings });

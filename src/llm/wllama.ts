@@ -592,7 +592,10 @@ export class WllamaEngine implements LlmEngine {
       const end = performance.now();
       const s: GenerateStats = { elapsedMs: end - started };
       if (firstAt !== undefined) s.firstTokenMs = firstAt - started;
-      if (promptTokens !== undefined) s.promptTokens = promptTokens;
+      // A streamed chat answer carries no usage: its size is what was read plus what was reused.
+      const read = timings?.prompt_n;
+      const total = promptTokens ?? (read !== undefined ? read + (cachedTokens ?? 0) : undefined);
+      if (total !== undefined) s.promptTokens = total;
       if (cachedTokens !== undefined) s.cachedPromptTokens = cachedTokens;
       s.completionTokens = timings?.predicted_n ?? pieces;
       if (timings?.prompt_per_second) s.promptTokensPerSecond = timings.prompt_per_second;
