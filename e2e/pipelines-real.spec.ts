@@ -215,7 +215,7 @@ test('the small book is indexed and SmolLM2 loads in wllama', async () => {
     .getByRole('button', { name: /Download and load SmolLM2/ })
     .click();
   await expect(answer.getByTestId('local-model-ready')).toContainText(
-    'SmolLM2-135M-Instruct.Q8_0.gguf',
+    'SmolLM2-135M-Instruct.Q4_1.gguf',
     { timeout: 120_000 },
   );
   await expect(answer.getByTestId('local-model-ready')).toContainText('2,048');

