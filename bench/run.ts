@@ -10,6 +10,7 @@ import path from 'node:path';
 import { browserSection } from './browser';
 import { embedderSection } from './embedder';
 import { llmSpeedSection } from './llm-speed';
+import { wasmMemory64Section } from './wasm-memory64';
 import { realEmbedderSection, realLlmSection } from './real-models';
 import { rerankSection } from './rerank';
 import { scaleReadSection, scaleSection } from './scale';
@@ -41,6 +42,7 @@ const sections: BenchSection[] = [
   realEmbedderSection,
   realLlmSection,
   llmSpeedSection,
+  wasmMemory64Section,
   scaleSection,
   scalePoolSection,
   scaleReadSection,
