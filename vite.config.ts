@@ -84,13 +84,14 @@ export default defineConfig({
     target: 'es2022',
     sourcemap: true,
     chunkSizeWarningLimit: 4096,
-    // Pages: the app, the model diagnostics page (docs/models.md) and the evaluation page
-    // (docs/evaluation.md).
+    // Pages: the app, the model diagnostics page (docs/models.md), the evaluation page
+    // (docs/evaluation.md) and the GGUF speed check (docs/llm.md).
     rollupOptions: {
       input: {
         main: fileURLToPath(new URL('./index.html', import.meta.url)),
         models: fileURLToPath(new URL('./models.html', import.meta.url)),
         evaluate: fileURLToPath(new URL('./evaluate.html', import.meta.url)),
+        llm: fileURLToPath(new URL('./llm.html', import.meta.url)),
       },
     },
   },

@@ -10,6 +10,8 @@ import path from 'node:path';
 import { browserSection } from './browser';
 import { embedderDistilledSection, embedderSection } from './embedder';
 import { embedSpeedSection } from './embed-speed';
+import { llmSpeedSection } from './llm-speed';
+import { wasmMemory64Section } from './wasm-memory64';
 import { realEmbedderSection, realLlmSection } from './real-models';
 import { rerankSection } from './rerank';
 import { scaleReadSection, scaleSection } from './scale';
@@ -45,6 +47,8 @@ const sections: BenchSection[] = [
   realEmbedderSection,
   realLlmSection,
   embedSpeedSection,
+  llmSpeedSection,
+  wasmMemory64Section,
   scaleSection,
   scalePoolSection,
   scaleReadSection,

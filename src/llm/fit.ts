@@ -44,6 +44,9 @@ export async function exactPromptTokens(
   prompt: Prompt,
   signal?: AbortSignal,
 ): Promise<number> {
+  // The engine's own count of the whole prompt, read as the answer will read it (so the answer
+  // reuses that reading): the template's real size, no allowance.
+  if (engine.countPromptTokens) return engine.countPromptTokens(prompt, signal);
   if (prompt.style === 'text') return engine.countTokens(prompt.text, signal);
   const contents = prompt.messages.map((m) => m.content).join('\n');
   const overhead = REPLY_OVERHEAD_TOKENS + prompt.messages.length * MESSAGE_OVERHEAD_TOKENS;
@@ -69,9 +72,9 @@ export async function fitPromptToEngine(
   let scale = 1;
   let result = build(budgetWith(scale));
   if (!engine.exactTokenCounts || !result.ok) return result;
-  // Counting exactly costs an in-browser model a full read of the prompt (wllama has no
-  // tokenizer call: the count is a one-token completion). Far below the limit the estimate is
-  // safe, so the prompt is read once, by the answer itself.
+  // Counting exactly costs an in-browser model a read of the prompt (wllama 3.8 has no tokenizer
+  // call: the count is a one-token completion of the prompt, which the answer then reuses from
+  // the cache). Far below the limit the estimate is safe and nothing is counted.
   if (
     result.prompt.tokens * SAFE_ESTIMATE_FACTOR <= result.prompt.limit &&
     !shrunkPrompt(result.prompt)

@@ -40,7 +40,7 @@ describe('pipelineLlm', () => {
               ok: true,
               text: 'yes',
               finish: 'stop',
-              stats: { elapsedMs: 1, promptTokens: 12, completionTokens: 1 },
+              stats: { elapsedMs: 1, promptTokens: 12, completionTokens: 1, cachedPromptTokens: 9 },
             };
       },
       async dispose() {},
@@ -61,6 +61,8 @@ describe('pipelineLlm', () => {
       finish: 'stop',
       tokensIn: 12,
       tokensOut: 1,
+      // Of the 12, those the engine took from its cache (shown in the trace).
+      tokensReused: 9,
     });
     expect(seen[0]).toMatchObject({ text: 'q', maxTokens: 8, temperature: 0 });
     expect(seen[0].signal).toBeInstanceOf(AbortSignal);

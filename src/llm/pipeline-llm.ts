@@ -60,6 +60,9 @@ export function pipelineLlm(
         ...(outcome.stats.completionTokens !== undefined
           ? { tokensOut: outcome.stats.completionTokens }
           : {}),
+        ...(outcome.stats.cachedPromptTokens !== undefined
+          ? { tokensReused: outcome.stats.cachedPromptTokens }
+          : {}),
       };
       if (outcome.ok) return { ok: true, text: outcome.text, finish: outcome.finish, ...tokens };
       return { ok: false, text: outcome.text, error: outcome.error, ...tokens };

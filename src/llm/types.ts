@@ -65,7 +65,14 @@ export interface GenerateStats {
   elapsedMs: number;
   /** From the request to the first token. */
   firstTokenMs?: number;
+  /** Tokens of the prompt, all of them (read now or taken from the cache). */
   promptTokens?: number;
+  /**
+   * Of `promptTokens`, those an in-browser engine took from its cache (a prefix it had read in
+   * an earlier call: the count before this answer, a pipeline's shared instructions) instead of
+   * reading again.
+   */
+  cachedPromptTokens?: number;
   completionTokens?: number;
   /** Generation speed after the first token, as the engine reports it or as measured. */
   tokensPerSecond?: number;
@@ -93,6 +100,15 @@ export interface LlmEngine {
   readonly exactTokenCounts: boolean;
   /** Tokens of a text in this model (exact or estimated, see `exactTokenCounts`). */
   countTokens(text: string, signal?: AbortSignal): Promise<number>;
+  /**
+   * The exact size of a whole prompt as the engine will read it (chat template included), where
+   * counting it means reading it: the engine keeps what it read, so the answer to the same
+   * prompt that follows reads it once, not twice. Engines without it are counted on the text.
+   */
+  countPromptTokens?(
+    prompt: { messages: readonly PromptMessage[]; text: string },
+    signal?: AbortSignal,
+  ): Promise<number>;
   generate(request: GenerateRequest): Promise<GenerateOutcome>;
   /** Free the model and its worker. The engine is unusable afterwards. */
   dispose(): Promise<void>;

@@ -35,6 +35,8 @@ export interface WllamaOptions {
   contextSize: number;
   /** CPU threads; default: half the cores when the page is cross-origin isolated, else 1. */
   threads?: number;
+  /** Tokens read in one step (llama.cpp's n_batch and n_ubatch); llama.cpp's defaults when absent. */
+  batch?: number;
 }
 
 export const defaultWllamaOptions: Readonly<WllamaOptions> = Object.freeze({ contextSize: 4096 });
@@ -154,6 +156,7 @@ export async function loadWllama(
     // CPU only: the WebGPU path belongs to WebLLM here.
     n_gpu_layers: 0,
     ...(options.threads ? { n_threads: options.threads } : {}),
+    ...(options.batch ? { n_batch: options.batch, n_ubatch: options.batch } : {}),
   };
   const wllama = create();
   let size = source.kind === 'file' ? source.file.size : 0;
@@ -278,10 +281,30 @@ function splitForCounting(text: string, maxChars: number): string[] {
 }
 
 interface Timings {
+  /** Prompt tokens taken from the cache (a prefix read by an earlier call). */
+  cache_n?: number;
   predicted_n?: number;
   predicted_per_second?: number;
   prompt_n?: number;
   prompt_per_second?: number;
+}
+
+/** One speed measurement of a loaded model (see `WllamaEngine.measure`). */
+export interface SpeedMeasure {
+  /** Threads llama.cpp runs on (1 when the page is not cross-origin isolated). */
+  threads: number;
+  crossOriginIsolated: boolean;
+  /** Prompt tokens evaluated (llama.cpp's count). */
+  promptTokens: number;
+  /** Prompt tokens taken from the cache instead of evaluated. */
+  cachedTokens: number;
+  generatedTokens: number;
+  /** llama.cpp's timings. */
+  promptTokensPerS: number;
+  generationTokensPerS: number;
+  /** From the request to the first token, wall clock. */
+  firstTokenMs: number;
+  totalMs: number;
 }
 
 /** A call that stopped answering and could not be completed by a restart. */
@@ -444,6 +467,47 @@ export class WllamaEngine implements LlmEngine {
     });
   }
 
+  /**
+   * The whole prompt's size, chat template included, counted by reading it as the answer will:
+   * a one-token completion of the same messages (or text). llama.cpp keeps the read prompt in
+   * its cache, and the answer to the same prompt reuses it (its `cachedPromptTokens`), so the
+   * prompt is read once. A prompt longer than the context is refused before it is read, with its
+   * size in the message.
+   */
+  countPromptTokens(
+    prompt: { messages: readonly { role: string; content: string }[]; text: string },
+    signal?: AbortSignal,
+  ): Promise<number> {
+    if (this.promptStyle === 'text') return this.countTokens(prompt.text, signal);
+    return this.serial(async () => {
+      try {
+        const r = await this.guarded(
+          estimateTokens(prompt.messages.map((m) => m.content).join('\n')),
+          1,
+          signal,
+          (wllama, s) =>
+            wllama.createChatCompletion({
+              messages: prompt.messages.map(({ role, content }) => ({
+                role: role as 'system' | 'user' | 'assistant',
+                content,
+              })),
+              max_tokens: 1,
+              temperature: 0,
+              abortSignal: s,
+            }),
+        );
+        const timings = (r as { timings?: Timings }).timings;
+        if (timings) this.speeds.observe(timings);
+        return r.usage.prompt_tokens;
+      } catch (error) {
+        if (isAbort(error) || error instanceof StalledCall) throw error;
+        const size = /request \((\d+) tokens\)/.exec(errorText(error));
+        if (size) return Number(size[1]);
+        throw error;
+      }
+    });
+  }
+
   private async promptTokens(text: string, signal?: AbortSignal): Promise<number> {
     const r = await this.guarded(estimateTokens(text), 1, signal, (wllama, s) =>
       wllama.createCompletion({
@@ -465,6 +529,56 @@ export class WllamaEngine implements LlmEngine {
     return this.serial(() => this.run(request));
   }
 
+  /**
+   * Read `text` as a plain prompt (no chat template) and write up to `maxTokens` at temperature
+   * 0, for the speed check page (llm.html) and the llm-speed benchmark: llama.cpp's own timings
+   * beside the wall-clock time to the first token.
+   */
+  measure(text: string, maxTokens: number): Promise<SpeedMeasure> {
+    return this.serial(async () => {
+      const started = performance.now();
+      let firstAt: number | undefined;
+      let pieces = 0;
+      let timings: Timings | undefined;
+      let promptTokens = 0;
+      let cachedTokens = 0;
+      await this.wllama.createCompletion({
+        prompt: text,
+        max_tokens: maxTokens,
+        temperature: 0,
+        stream: true,
+        // Every run reads the whole prompt: a cached prefix would flatter the second run.
+        ...({ cache_prompt: false } as object),
+        onData: (chunk) => {
+          if (chunk.choices[0]?.text) {
+            firstAt ??= performance.now();
+            pieces++;
+          }
+          if (chunk.timings) timings = chunk.timings as Timings;
+          const usage = chunk.usage as
+            | { prompt_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } }
+            | null
+            | undefined;
+          if (typeof usage?.prompt_tokens === 'number') promptTokens = usage.prompt_tokens;
+          if (typeof usage?.prompt_tokens_details?.cached_tokens === 'number')
+            cachedTokens = usage.prompt_tokens_details.cached_tokens;
+        },
+      });
+      const end = performance.now();
+      return {
+        threads: this.model.threads,
+        crossOriginIsolated: globalThis.crossOriginIsolated === true,
+        promptTokens: timings?.prompt_n ?? promptTokens,
+        cachedTokens,
+        generatedTokens: timings?.predicted_n ?? pieces,
+        promptTokensPerS: timings?.prompt_per_second ?? 0,
+        generationTokensPerS: timings?.predicted_per_second ?? 0,
+        firstTokenMs: (firstAt ?? end) - started,
+        totalMs: end - started,
+      };
+    });
+  }
+
   private async run(request: GenerateRequest): Promise<GenerateOutcome> {
     const started = performance.now();
     let text = '';
@@ -473,12 +587,17 @@ export class WllamaEngine implements LlmEngine {
     let finish: FinishReason = 'stop';
     let timings: Timings | undefined;
     let promptTokens: number | undefined;
+    let cachedTokens: number | undefined;
     const restartsBefore = this.restarts;
     const stats = (): GenerateStats => {
       const end = performance.now();
       const s: GenerateStats = { elapsedMs: end - started };
       if (firstAt !== undefined) s.firstTokenMs = firstAt - started;
-      if (promptTokens !== undefined) s.promptTokens = promptTokens;
+      // A streamed chat answer carries no usage: its size is what was read plus what was reused.
+      const read = timings?.prompt_n;
+      const total = promptTokens ?? (read !== undefined ? read + (cachedTokens ?? 0) : undefined);
+      if (total !== undefined) s.promptTokens = total;
+      if (cachedTokens !== undefined) s.cachedPromptTokens = cachedTokens;
       s.completionTokens = timings?.predicted_n ?? pieces;
       if (timings?.prompt_per_second) s.promptTokensPerSecond = timings.prompt_per_second;
       if (timings?.predicted_per_second) s.tokensPerSecond = timings.predicted_per_second;
@@ -518,6 +637,7 @@ export class WllamaEngine implements LlmEngine {
             }
             if (choice?.finish_reason === 'length') finish = 'length';
             if (chunk.timings) timings = chunk.timings;
+            if (typeof chunk.timings?.cache_n === 'number') cachedTokens = chunk.timings.cache_n;
             if (typeof chunk.usage?.prompt_tokens === 'number')
               promptTokens = chunk.usage.prompt_tokens;
           };

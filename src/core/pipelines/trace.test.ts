@@ -66,6 +66,27 @@ describe('TraceRecorder', () => {
     expect(trace.steps[0]).toMatchObject({ id: 's', status: 'done' });
   });
 
+  it("keeps the engine's count of prompt tokens reused from its cache on the call", async () => {
+    const base = fakeLlm({ fallback: 'ok' });
+    const llm = {
+      ...base,
+      chat: async () => ({
+        ok: true as const,
+        text: 'ok',
+        finish: 'stop' as const,
+        tokensIn: 40,
+        tokensOut: 1,
+        tokensReused: 39,
+      }),
+    };
+    const rec = new TraceRecorder('test', inputFor(llm), {});
+    const step = rec.step('s', 'Step');
+    await rec.call(step, { tag: 't.a', messages: [{ role: 'user', content: 'x' }], maxTokens: 8 });
+    step.done();
+    const trace = rec.finish('done');
+    expect(trace.calls[0]).toMatchObject({ tokensIn: 40, tokensOut: 1, tokensReused: 39 });
+  });
+
   it('a failed call ends the run as an error value, stops the calls in flight and keeps the trace', async () => {
     const llm = fakeLlm({
       concurrency: 3,

@@ -211,6 +211,7 @@ export class TraceRecorder {
       result.tokensIn ??
       (await this.countQuietly(request.messages.map((m) => m.content).join('\n')));
     call.tokensOut = result.tokensOut ?? (await this.countQuietly(result.text));
+    if (result.tokensReused !== undefined) call.tokensReused = result.tokensReused;
     this.tokensIn += call.tokensIn;
     this.tokensOut += call.tokensOut;
     if (result.ok) {

@@ -75,8 +75,22 @@ export interface ChatOptions {
 }
 
 export type ChatResult =
-  | { ok: true; text: string; finish: 'stop' | 'length'; tokensIn?: number; tokensOut?: number }
-  | { ok: false; text: string; error: ChatError; tokensIn?: number; tokensOut?: number };
+  | {
+      ok: true;
+      text: string;
+      finish: 'stop' | 'length';
+      tokensIn?: number;
+      tokensOut?: number;
+      tokensReused?: number;
+    }
+  | {
+      ok: false;
+      text: string;
+      error: ChatError;
+      tokensIn?: number;
+      tokensOut?: number;
+      tokensReused?: number;
+    };
 
 /**
  * The LLM a pipeline talks to: a narrow view of the streaming `LlmEngine` (src/llm/types.ts),
@@ -278,6 +292,11 @@ export interface TraceCall {
   /** The engine's counts when it reports them, else the counter's. */
   tokensIn: number;
   tokensOut: number;
+  /**
+   * Of `tokensIn`, those the engine took from its cache of an earlier call with the same prefix
+   * instead of reading them again (in-browser engines report it; absent otherwise).
+   */
+  tokensReused?: number;
   /** When the call was made (queued), started (got a slot) and ended. */
   queuedMs: number;
   startMs?: number;

@@ -336,6 +336,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
               data-tokens-per-second={run.stats?.tokensPerSecond?.toFixed(1) ?? ''}
               data-prompt-tokens-per-second={run.stats?.promptTokensPerSecond?.toFixed(1) ?? ''}
               data-prompt-tokens={run.stats?.promptTokens ?? ''}
+              data-reused-prompt-tokens={run.stats?.cachedPromptTokens ?? ''}
             >
               <MarkdownAnswer text={run.text} sources={run.prompt?.sources ?? null} onCite={cite} />
             </div>
@@ -387,6 +388,9 @@ function statsText(stats: GenerateStats): string {
   if (stats.tokensPerSecond) parts.push(`${stats.tokensPerSecond.toFixed(1)} tokens/s`);
   if (stats.promptTokensPerSecond)
     parts.push(`prompt read at ${stats.promptTokensPerSecond.toFixed(0)} tokens/s`);
+  // A prompt the engine had already read (counting it, or an earlier call with the same start).
+  if (stats.cachedPromptTokens)
+    parts.push(`${stats.cachedPromptTokens.toLocaleString('en')} prompt tokens reused`);
   parts.push(`${(stats.elapsedMs / 1000).toFixed(1)} s`);
   return ` · ${parts.join(', ')}`;
 }

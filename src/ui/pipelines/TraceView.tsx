@@ -23,8 +23,14 @@ function CallView({ call, critical }: { call: TraceCall; critical: boolean }) {
       data-status={call.status}
     >
       <summary>
-        {call.tag} #{call.tagIndex + 1} · {call.status} · {call.tokensIn.toLocaleString('en')} in /{' '}
-        {call.tokensOut.toLocaleString('en')} out · {ms(took)}
+        {call.tag} #{call.tagIndex + 1} · {call.status} · {call.tokensIn.toLocaleString('en')} in
+        {call.tokensReused ? (
+          <span data-testid="trace-reused">
+            {' '}
+            ({call.tokensReused.toLocaleString('en')} reused from the cache)
+          </span>
+        ) : null}{' '}
+        / {call.tokensOut.toLocaleString('en')} out · {ms(took)}
         {critical && <span className="trace__critical"> · critical path</span>}
         {call.parse && <span className="stats"> · {call.parse}</span>}
         {call.retries?.length ? (

