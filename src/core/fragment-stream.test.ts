@@ -6,7 +6,7 @@ import { ProseSplitStream, splitProse, type ProseSpans } from './fragment';
 import { prng } from './prng';
 
 /**
- * ProseSplitStream (issue 16): the text pushed in pieces cut anywhere gives exactly the fragments
+ * ProseSplitStream: the text pushed in pieces cut anywhere gives exactly the fragments
  * splitProse gives on the whole text.
  */
 

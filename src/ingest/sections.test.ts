@@ -1,5 +1,5 @@
 /**
- * Bare heading lines (issue 13) on real texts: Qasper's papers (L-Eval scientific_qa, one
+ * Bare heading lines on real texts: Qasper's papers (L-Eval scientific_qa, one
  * paragraph per line), War and Peace's Gutenberg text (also one paragraph per line, with poems,
  * letters and dialogue) and the hard-wrapped Gutenberg books, which are never searched.
  */

@@ -1,5 +1,5 @@
 /**
- * readTextStreaming (issue 16): a text file decoded and split as it streams in gives exactly what
+ * readTextStreaming: a text file decoded and split as it streams in gives exactly what
  * reading it whole gave (decodeText, normalizeNewlines, splitProse, SHA-256 of the bytes), with the
  * file's chunks cut at awkward places: inside UTF-8 and legacy multi-byte sequences, inside a
  * UTF-16 code unit, between "\r" and "\n", mid-word, one byte at a time.

@@ -471,7 +471,7 @@ export class Library {
     return this.guard(async () => (await this.db.get('codeSyntax', docId))?.files ?? []);
   }
 
-  /** A pipeline's question-independent memory of a document (issue 11), if stored. */
+  /** A pipeline's question-independent memory of a document, if stored. */
   getPipelineMemory(docId: string, key: string): Promise<PipelineMemoryRecord | undefined> {
     return this.guard(() => this.db.get('pipelineMemory', [docId, key]));
   }
@@ -610,7 +610,7 @@ export class Library {
 
   /**
    * Find and delete records that no document references: sources, fragments, vectors and
-   * relations whose document is gone (issue 15: a browser killed while saving left storage that
+   * relations whose document is gone (a browser killed while saving left storage that
    * nothing referenced). Every write here is one transaction, so this finds what older versions,
    * other tools or a broken disk left; it is run at startup and its count shown. One transaction.
    */

@@ -368,7 +368,7 @@ function Workspace({
     (chosen: IndexSettings) => {
       const previous = indexSettings;
       // With the measured book preset on, a new embedder brings its own measured preset
-      // (issue 13: MiniLM has one), fragment size included, in the same re-index.
+      // (MiniLM has one), fragment size included, in the same re-index.
       const followed = followMeasuredPreset(retrievalSettings, previous, chosen);
       const next = followed ? followed.index : chosen;
       if (followed) {
@@ -618,7 +618,7 @@ function Workspace({
     (docId: string) => documents?.find((d) => d.id === docId)?.kind ?? 'prose',
     [documents],
   );
-  // Every ticked document a repository: the code view (issue 5) takes the Ask view's place.
+  // Every ticked document a repository: the code view takes the Ask view's place.
   const tickedCode = useMemo(
     () => (documents ?? []).filter((d) => ticked.has(d.id) && d.kind === 'code'),
     [documents, ticked],

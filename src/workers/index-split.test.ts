@@ -10,7 +10,7 @@ import { createIndexHandlers, type IndexRequest } from './index-handlers';
 import { isAbortError, type Progress } from './protocol';
 
 /**
- * The index worker's split (issue 16): a dropped plain-text book is split as it streams in, a
+ * The index worker's split: a dropped plain-text book is split as it streams in, a
  * stored text in slices with progress and cancel; both give splitProse's fragments.
  */
 

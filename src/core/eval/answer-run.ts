@@ -1,5 +1,5 @@
 /**
- * @file Answer evaluation with an LLM (issue 12 §2): answer pipelines on a sample of benchmark
+ * @file Answer evaluation with an LLM: answer pipelines on a sample of benchmark
  * questions, each answer scored with answers.ts, with its calls and tokens from the trace; and a
  * cost estimate before starting, from a dry run.
  *

@@ -11,7 +11,7 @@
  * shares no content word with the fragment marks nothing: no mark is better than a wrong one.
  *
  * With sentence vectors (the offline GloVe embedder, when the page has it loaded), the choice is
- * by similarity as well as by shared words (issue 14): each sentence's score is
+ * by similarity as well as by shared words: each sentence's score is
  *   (1 - semanticWeight) * bm25 / max bm25  +  semanticWeight * max(0, cos(claim, sentence)),
  * so of two sentences sharing the claim's words the one that means more nearly the same comes
  * first, and a sentence that shares no word but says the same thing in other words ("smiled" for

@@ -1,5 +1,5 @@
 /**
- * @file Export the library as one file, and import such a file (issue 15: a library could not
+ * @file Export the library as one file, and import such a file (a library could not
  * leave the browser).
  */
 import { useRef } from 'react';

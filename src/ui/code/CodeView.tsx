@@ -1,5 +1,5 @@
 /**
- * @file The workspace for repositories (issue 5), shown in the Ask view when every ticked
+ * @file The workspace for repositories, shown in the Ask view when every ticked
  * document is a repository: questions about the code (answered as for books, citing
  * `file:line`), code completion at a cursor line picked in the viewer, and the visual panel:
  * the file tree with each file's best final score as heat, the code viewer with the selected

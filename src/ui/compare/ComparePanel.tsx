@@ -1,5 +1,5 @@
 /**
- * @file Compare (issue 12 section 1): the question asked above through the pipelines the person
+ * @file Compare: the question asked above through the pipelines the person
  * ticks, each with its own settings and engine, side by side. Each column shows its answer with
  * its citations, the fragments it used, its calls, tokens, wall time and estimated price; one
  * picture overlays where each column's fragments sit in the documents, and the agreement says

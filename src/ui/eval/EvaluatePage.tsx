@@ -1,5 +1,5 @@
 /**
- * @file The evaluation page (evaluate.html, issue 12 §2): drop a benchmark file, see its format
+ * @file The evaluation page (evaluate.html): drop a benchmark file, see its format
  * and counts, choose a retrieval grid, run it in the evaluation worker with progress, pause,
  * resume and cancel, and read the results as a table with paired bootstrap intervals against a
  * baseline and as a plot; export CSV and JSON. Runs and their partial results live in the

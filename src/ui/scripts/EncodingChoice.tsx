@@ -1,5 +1,5 @@
 /**
- * @file The encoding a document was read in, shown when it is not UTF-8, with a choice of another encoding and a re-read (issue 15: a Shift-JIS file was accepted as garbled
+ * @file The encoding a document was read in, shown when it is not UTF-8, with a choice of another encoding and a re-read (a Shift-JIS file was accepted as garbled
  * text with no way to say what it was).
  */
 import { useState } from 'react';
