@@ -445,7 +445,7 @@ export function mtBenchMarkdown(r: MtBenchResults): string {
 
 export const mtbenchSection = {
   name: 'mtbench',
-  description: 'Chat memory retrieval on MTBench+ (issue 6)',
+  description: 'Chat memory retrieval on MTBench+',
   run() {
     const results = runMtBench();
     return { results, markdown: mtBenchMarkdown(results) };

@@ -1,5 +1,5 @@
 /**
- * @file Incremental re-index of a repository (issue 15) against a full re-index, on real code.
+ * @file Incremental re-index of a repository against a full re-index, on real code.
  *
  * Run: `nice -n 10 npx tsx bench/reindex.ts`. Writes bench/results/reindex.json.
  *

@@ -1,6 +1,6 @@
 /**
  * @file The real all-MiniLM-L6-v2 (`npm run models`) as an independent scorer on RepoEval
- * (issue 9: the real transformer scorer on every dataset bench:quality covers). Enabled in
+ * (the real transformer scorer on every dataset bench:quality covers). Enabled in
  * bench/repoeval.ts by `QUALITY_EMBEDDER=minilm`, as in bench/quality.ts and bench/mtbench.ts.
  *
  * Per task it adds four rankings beside BM25's, with the task's own code relation (default 256

@@ -1,5 +1,5 @@
 /**
- * @file RepoEval function-level retrieval (issue 5): does the code-structure relation (Eq. 8) pull
+ * @file RepoEval function-level retrieval: does the code-structure relation (Eq. 8) pull
  * in the windows that define what the missing function body uses?
  *
  * Run: `npx tsx bench/repoeval.ts`. Reads ../shared/datasets/repoeval_function_level in place
@@ -559,7 +559,7 @@ async function main() {
           [pprRelation(pprGraph(segs, [rel], { radius: 0, wRel: 0 }))],
           { alpha: ALPHA },
         ).final,
-        // Identifier weighting (issue 13): bench/quality/code-weights.ts.
+        // Identifier weighting: bench/quality/code-weights.ts.
         ...identifierIdeas(
           independent,
           rel,

@@ -1,5 +1,5 @@
 /**
- * @file Scale (issue 16), a 100 MB text file in the built app: the Gutenberg books repeated to
+ * @file Scale, a 100 MB text file in the built app: the Gutenberg books repeated to
  * about 107 MiB (as bench `scale-read` builds it), dropped on the app in headless Debian Chromium
  * and indexed to the end (read, split, embed with the static embedder, relate, store).
  *

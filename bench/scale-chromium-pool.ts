@@ -1,5 +1,5 @@
 /**
- * @file Scale (issue 16): the semantic relation in headless Chromium (the e2e browser) on one
+ * @file Scale: the semantic relation in headless Chromium (the e2e browser) on one
  * thread and on a pool of 1 and 2 Web Workers (core/relations/semantic-parallel.ts on the
  * app's pool, src/workers/pool.ts and semantic-shares.ts), on the vectors of bench/scale.ts: 100k x 100 and the
  * first 25k projected to 384-d.

@@ -1,5 +1,5 @@
 /**
- * @file Scale (issue 16): the semantic relation's inverted file in headless Chromium (the e2e
+ * @file Scale: the semantic relation's inverted file in headless Chromium (the e2e
  * browser), wasm SIMD kernel (i16 and f32 filters) against the JS tiles, on the same 15-word
  * GloVe fragment vectors as bench/scale.ts (the Gutenberg library as one document).
  *

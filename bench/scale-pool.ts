@@ -1,5 +1,5 @@
 /**
- * @file Scale (issue 16): the semantic relation of the 100k-fragment library built on one thread
+ * @file Scale: the semantic relation of the 100k-fragment library built on one thread
  * and by a pool of 1 and 2 worker threads (core/relations/semantic-parallel.ts), in Node.
  *
  * Same library and vectors as bench/scale.ts (the 11 Gutenberg books as one document, 15-word

@@ -1,5 +1,5 @@
 /**
- * @file Scale (issue 16), the repository targets in the built app: a zip of about a million lines
+ * @file Scale, the repository targets in the built app: a zip of about a million lines
  * of real code and a zip of 30,000 small real files, assembled from the source files under
  * node_modules and zipped with fflate at benchmark time (in memory; never written to the
  * repository), dropped on the app in headless Debian Chromium as e2e/code.spec.ts does.

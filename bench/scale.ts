@@ -1,5 +1,5 @@
 /**
- * @file Scale (issue 16): the semantic relation of a 100,000-fragment library, in Node.
+ * @file Scale: the semantic relation of a 100,000-fragment library, in Node.
  *
  * Library: the eleven Gutenberg books of ../shared/datasets/gutenberg (1.52M words) read,
  * joined as ONE document (the worst case: relations live inside a document, so one large

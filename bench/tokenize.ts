@@ -1,5 +1,5 @@
 /**
- * @file Tokenizing for BM25 (issue 15): the BM25 build over War and Peace with the regex rules
+ * @file Tokenizing for BM25: the BM25 build over War and Peace with the regex rules
  * (`tokenizeByRules`, what `tokenize` did before) and with the fast span scanner `tokenize` now
  * takes for such text; and fragmenting plus the BM25 build of a 150 KB Japanese book, whose
  * words come from ICU's segmenter.

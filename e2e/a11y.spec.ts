@@ -1,5 +1,5 @@
 /**
- * @file Accessibility of every view, light and dark (issue 14): axe-core over the whole page finds
+ * @file Accessibility of every view, light and dark: axe-core over the whole page finds
  * no serious or critical problem in the ask view with an answer, its evidence, a pipeline's trace
  * and the Advanced, storage and history panels open; in the chat view; and in the code view of a
  * dropped repository with a window's details open. The answer engine is the scripted

@@ -32,7 +32,7 @@ async function ranking(page: Page): Promise<string[]> {
     );
 }
 
-// Issue 15: a library could not leave the browser.
+// Before this test: a library could not leave the browser.
 test('export a library, import it in a fresh browser profile: same ranking, nothing recomputed', async ({
   browser,
 }) => {

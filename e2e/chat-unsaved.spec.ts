@@ -3,7 +3,7 @@ import { expect, test } from '@playwright/test';
 import { isLocal, openLocalPage } from './support/local-page';
 import { startOpenAiServer } from './support/openai-server';
 
-// Issue 15: when storage is full, a chat reply that cannot be saved was thrown away unread.
+// Before this test: when storage is full, a chat reply that cannot be saved was thrown away unread.
 test('a chat reply that cannot be saved stays on screen with Retry and Export', async ({
   browser,
 }) => {

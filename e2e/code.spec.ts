@@ -1,5 +1,5 @@
 /**
- * @file Repositories in the built app (issue 5): a real package's source (picomatch's lib/, seven
+ * @file Repositories in the built app: a real package's source (picomatch's lib/, seven
  * CommonJS files that require and call each other, from node_modules) zipped at test time with
  * fflate, plus a vendored directory, a .gitignore'd file, a binary and a build output, is
  * dropped; the skip report groups what was left out by reason; a cursor line is picked in the
@@ -156,7 +156,7 @@ test('a completion at a cursor line: windows ranked with the code relation, the 
   await expect(code().getByTestId('code-summary')).toContainText('bm25 with ppr');
   await expect(code().getByTestId('code-summary')).toContainText('none repeated');
   // The panel names the configuration on and why: the measured default, whose walk weights the
-  // code edges by the reference counts stored when the zip was indexed (issue 13).
+  // code edges by the reference counts stored when the zip was indexed.
   const presets = code().getByTestId('code-presets');
   await expect(presets.getByRole('button', { name: 'Measured best (code)' })).toHaveAttribute(
     'aria-pressed',
@@ -299,7 +299,7 @@ function eslintLibZip(): { zip: Uint8Array; files: Record<string, Uint8Array> } 
   return { zip: zipSync(files), files };
 }
 
-// Issue 16: a repository above the pool's thresholds is parsed and related on the worker pool
+// Before this test: a repository above the pool's thresholds is parsed and related on the worker pool
 // (pool.worker.ts, started by the index worker); its graph and stored weights are those of the
 // single-worker path, computed here in Node with the same handlers.
 test('a larger repository is parsed and related on the worker pool, as one worker would', async () => {

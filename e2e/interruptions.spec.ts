@@ -31,7 +31,7 @@ async function expectJournalRead(page: Page) {
   ).toHaveCount(1);
 }
 
-// Issue 15: an import interrupted by closing the page vanished without a word on reopen.
+// Before this test: an import interrupted by closing the page vanished without a word on reopen.
 test('a page closed mid-import reports it on reopen, and Retry adds the file', async ({
   browser,
 }) => {
@@ -98,7 +98,7 @@ test('a page closed mid-import reports it on reopen, and Retry adds the file', a
   await context.close();
 });
 
-// Issue 15: a repository import cut short was not journalled; a newer zip of a repository already
+// Before this test: a repository import cut short was not journalled; a newer zip of a repository already
 // in the library is re-indexed reusing the unchanged files.
 test('a repository import cut short is reported with Retry; a newer zip re-parses only changed files', async ({
   browser,
@@ -158,7 +158,7 @@ test('a repository import cut short is reported with Retry; a newer zip re-parse
   await context.close();
 });
 
-// Issue 15: after a failed model download the selection stayed on the failed model.
+// Before this test: after a failed model download the selection stayed on the failed model.
 test('a model that cannot be downloaded leaves the last working embedder selected', async ({
   browser,
 }) => {

@@ -3,7 +3,7 @@ import { JA_BOOK } from '../test/scripts/samples';
 import { dropFiles } from './support/drop';
 import { isLocal } from './support/local-page';
 
-// Issue 15: no offline use after the first visit.
+// Before this test: no offline use after the first visit.
 test('offline after one visit: the app loads and answers from the library', async ({ browser }) => {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
   const problems: string[] = [];

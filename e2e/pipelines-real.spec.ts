@@ -121,7 +121,7 @@ async function runPipeline(name: string) {
   // This run's header first: the panel still says "done" from the previous pipeline until then.
   await expect(panel().getByText(`${name} · Question:`)).toBeVisible();
   // Every change of the run's status line is logged with its time, so a run that stops moving
-  // (issue 11: one QRMeM run once waited with no CPU in CI) shows where it stopped.
+  // (one QRMeM run once waited with no CPU in CI) shows where it stopped.
   let lastStatus = '';
   const ticker = setInterval(() => {
     void panel()

@@ -5,7 +5,7 @@ import { dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
 import { openAdvanced } from './support/advanced';
 
-// Issue 15: a Japanese book (UTF-8, no spaces between words) used to become one fragment that
+// Before this test: a Japanese book (UTF-8, no spaces between words) used to become one fragment that
 // scored 0.000 for every question. Default settings: dense scoring with the English GloVe
 // vectors, which know no Japanese word, so the app must say so and score by BM25 words.
 test('a Japanese book answers a question about a named character with the right fragment first', async ({
@@ -46,7 +46,7 @@ test('a Japanese book answers a question about a named character with the right 
   await page.context().close();
 });
 
-// Issue 15: a Shift-JIS file was accepted as garbled text. Now its encoding is detected and
+// Before this test: a Shift-JIS file was accepted as garbled text. Now its encoding is detected and
 // shown, and the reader can read it again in another one.
 test('a Shift_JIS book is read in its detected encoding, which the reader can change', async ({
   browser,

@@ -1,5 +1,5 @@
 /**
- * @file The section relation in the app (issue 13): a Markdown book with three headings, the
+ * @file The section relation in the app: a Markdown book with three headings, the
  * relation ticked in the Advanced settings, and the explanation of a selected fragment listing
  * the other fragments under its heading, and only those.
  */

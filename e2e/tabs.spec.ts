@@ -3,7 +3,7 @@ import { JA_BOOK } from '../test/scripts/samples';
 import { dropFiles } from './support/drop';
 import { isLocal } from './support/local-page';
 
-// Issue 15: two tabs did not see each other's changes; one kept a book deleted in the other and
+// Before this test: two tabs did not see each other's changes; one kept a book deleted in the other and
 // failed its next question with "reload the page".
 test('two pages of one browser stay in sync after add and remove', async ({ browser }) => {
   const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });

@@ -1,5 +1,5 @@
 /**
- * @file A phone with a touch screen (issue 14: "the strip and the reader stay usable by touch"):
+ * @file A phone with a touch screen ("the strip and the reader stay usable by touch"):
  * at 390x844 with touch input, tapping the strip picks the fragment under the finger and the
  * reader shows it; a finger drag scrolls the reader's text; the Advanced panel opens by a tap.
  */

@@ -1,5 +1,5 @@
 /**
- * @file A newcomer's first minutes (issue 14), in the built app at 1440x900 and 390x844: drop a
+ * @file A newcomer's first minutes, in the built app at 1440x900 and 390x844: drop a
  * book, ask once, and the answer streams at the top from a scripted OpenAI-compatible server on
  * 127.0.0.1, rendered as Markdown with a script payload inert and an invalid citation marked;
  * a citation brings the cited passage into view with its supporting sentence marked; no

@@ -19,7 +19,7 @@ import { csrRelation } from '../../src/core/relations/csr';
 import { pprGraph, pprRelation } from '../../src/core/relations/ppr';
 import type { CsrMatrix } from '../../src/core/types';
 
-/** Identifiers per window and the definitions starting in each: the app's own reader (issue 13). */
+/** Identifiers per window and the definitions starting in each: the app's own reader. */
 export { windowIdentifierInputs };
 
 const VARIANTS: Record<string, IdentifierWeightOptions> = {
@@ -52,7 +52,7 @@ export function identifierIdeas(
 }
 
 /**
- * The app's own path to the code default (issue 13): reference counts as the index worker
+ * The app's own path to the code default: reference counts as the index worker
  * computes and stores them (core/code/references.ts), the run as the retrieval worker builds it
  * (core/run.ts), its multi-hop relation. Its scores must equal `ppr (code graph) refs`.
  */

@@ -1,10 +1,10 @@
 /**
  * @file Sections of the benchmark's documents, for the section relation and the section-path
- * prefix (issue 13). Books and bAbI's Moby Dick passages: the app's own plain-text ingest
+ * prefix. Books and bAbI's Moby Dick passages: the app's own plain-text ingest
  * (`plainTextSections`: "CHAPTER 12." lines after a blank line). Qasper: the same ingest, whose
  * bare-heading rule (src/ingest/sections.ts, `bareHeadingMarks`) reads the papers' heading lines
  * ("Introduction", "Methodology ::: Data") in text written one paragraph per line; the benchmark
- * had its own looser rule before (issue 13). QuALITY and SFiction are short stories without
+ * had its own looser rule before. QuALITY and SFiction are short stories without
  * headings; MuSiQue's paragraphs have no structure above them.
  */
 import { plainTextSections } from '../../src/ingest/text';
