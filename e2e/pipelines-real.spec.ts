@@ -118,8 +118,15 @@ async function runPipeline(name: string) {
   await panel()
     .getByRole('button', { name: `Run ${name}` })
     .click();
+  // A run estimated over the confirmation threshold waits for a yes (RunEstimate.tsx).
+  const header = panel().getByText(`${name} · Question:`);
+  const anyway = panel()
+    .getByTestId('run-confirm')
+    .getByRole('button', { name: `Run ${name} anyway` });
+  await expect(header.or(anyway).first()).toBeVisible();
+  if (await anyway.isVisible()) await anyway.click();
   // This run's header first: the panel still says "done" from the previous pipeline until then.
-  await expect(panel().getByText(`${name} · Question:`)).toBeVisible();
+  await expect(header).toBeVisible();
   // Every change of the run's status line is logged with its time, so a run that stops moving
   // (one QRMeM run once waited with no CPU in CI) shows where it stopped.
   let lastStatus = '';
@@ -163,7 +170,8 @@ async function completeCalls(trace: Locator): Promise<string[]> {
     expect(await call.getAttribute('data-status')).toBe('ok');
     tags.push((await call.getAttribute('data-tag')) ?? '');
     const summary = (await call.locator('summary').first().textContent()) ?? '';
-    const [, tin, tout] = /([\d,]+) in \/ ([\d,]+) out/.exec(summary) ?? [];
+    const [, tin, tout] =
+      /([\d,]+) in(?: \([\d,]+ reused from the cache\))? \/ ([\d,]+) out/.exec(summary) ?? [];
     expect(Number(tin?.replace(/,/g, '')), summary).toBeGreaterThan(0);
     // A reply of no tokens is possible in principle, but then the reply text is empty too.
     const reply = (await call.getByTestId('trace-reply').textContent()) ?? '';

@@ -281,6 +281,11 @@ test('phone 390x844: the question first, the library in a drawer, the engine fol
     await pipelines.getByLabel('Trials at most').fill('2');
     await pipelines.getByLabel('Generated questions').fill('1');
     await pipelines.getByRole('button', { name: 'Run QRMeM' }).click();
+    // Its dry run is over the default threshold (100 calls): the run waits for a yes.
+    await pipelines
+      .getByTestId('run-confirm')
+      .getByRole('button', { name: 'Run QRMeM anyway' })
+      .click();
     await expect(pipelines).toHaveAttribute('data-state', 'done', { timeout: 200_000 });
     const trace = pipelines.getByTestId('pipeline-trace');
     await trace.evaluate((el) => el.querySelectorAll('details').forEach((x) => (x.open = true)));
