@@ -2,20 +2,10 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import { expect, test } from '@playwright/test';
 import { bookFile, dropFiles } from './support/drop';
 import { isLocal, openLocalPage } from './support/local-page';
 import { openAdvanced } from './support/advanced';
-
-/**
- * The page picks its offline vectors (the distilled ones, which `npm run models` builds) a moment
- * after it opens; a book dropped before that is indexed with GloVe and re-embedded after, and a
- * tuning run during that re-embedding finds no semantic relation. Wait for the choice first.
- */
-async function offlineVectorsChosen(page: Page) {
-  await openAdvanced(page);
-  await expect(page.getByTestId('offline-vectors')).toContainText('distilled from MiniLM');
-}
 import { datasetPath } from '../test/datasets';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -29,7 +19,6 @@ test('tune a book: progress, the chosen values, the curve and its table; Apply c
   const page = await openLocalPage(browser, urls, problems);
   await page.goto('/');
   await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
-  await offlineVectorsChosen(page);
   await dropFiles(page, [bookFile(ALICE)]);
   await expect(page.getByTestId('library-item')).toContainText(/\d+ fragments/);
 
@@ -116,7 +105,6 @@ test('tuning can be cancelled and changes nothing', async ({ browser }) => {
   const page = await openLocalPage(browser, urls, problems);
   await page.goto('/');
   await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
-  await offlineVectorsChosen(page);
   await dropFiles(page, [bookFile(ALICE)]);
   await expect(page.getByTestId('library-item')).toContainText(/\d+ fragments/);
   const panel = page.getByTestId('tune');
@@ -141,7 +129,6 @@ test('tune on labels: an L-Eval file and a simple JSONL holding the document; a 
   const page = await openLocalPage(browser, urls, problems);
   await page.goto('/');
   await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
-  await offlineVectorsChosen(page);
   await dropFiles(page, [{ name: 'quality-story.txt', bytes: Buffer.from(record.input) }]);
   await expect(page.getByTestId('library-item')).toContainText(/\d+ fragments/);
   const panel = page.getByTestId('tune');

@@ -214,6 +214,13 @@ function Workspace({
   const questionIds = useRef(new Map<string, string>());
   const nextReport = useRef(1);
   const queue = useRef<Promise<unknown>>(Promise.resolve());
+  // The index settings a job reads when it starts (not when it was queued): a file dropped while
+  // the page is still choosing its offline vectors is indexed with the chosen ones, not with the
+  // defaults and then re-embedded.
+  const indexSettingsNow = useRef(indexSettings);
+  useEffect(() => {
+    indexSettingsNow.current = indexSettings;
+  }, [indexSettings]);
   const queryAbort = useRef<AbortController | null>(null);
 
   const journal = useMemo(() => new ImportJournal(), []);
@@ -252,7 +259,7 @@ function Workspace({
 
   // Reopening shows the library at once, with the settings it was left with; nothing is recomputed.
   useEffect(() => {
-    void (async () => {
+    const loaded = (async () => {
       const found = await detectOfflineVectors();
       setOffline(found);
       const defaults = { ...defaultIndexSettings, embedderId: offlineEmbedderId(found) };
@@ -261,10 +268,18 @@ function Workspace({
         index: defaults,
       });
       setRetrievalSettings({ ...defaultRetrievalSettings, ...stored.retrieval });
-      setIndexSettings(withOfflineVectors({ ...defaults, ...stored.index }, found));
-      const docs = await refreshDocuments();
-      setTicked(new Set(docs.map((d) => d.id)));
+      const index = withOfflineVectors({ ...defaults, ...stored.index }, found);
+      indexSettingsNow.current = index;
+      setIndexSettings(index);
     })().catch((e: Error) => notify('error', e.message));
+    // Jobs (a drop) wait for the settings: they are queued behind their loading.
+    queue.current = queue.current.then(() => loaded);
+    void loaded
+      .then(async () => {
+        const docs = await refreshDocuments();
+        setTicked(new Set(docs.map((d) => d.id)));
+      })
+      .catch((e: Error) => notify('error', e.message));
   }, [library, refreshDocuments, notify]);
 
   /** Run one job at a time (indexing shares two CPU cores with everything else). */
@@ -313,7 +328,10 @@ function Workspace({
       void runJob(name, 'add', async (signal, job) => {
         const entry = journalRepository(journal, name, source);
         const outcome = await service
-          .addRepository(source, indexSettings, { signal, onProgress: progressOf(job) })
+          .addRepository(source, indexSettingsNow.current, {
+            signal,
+            onProgress: progressOf(job),
+          })
           .finally(entry.end);
         setReports((r) => [
           ...r,
@@ -328,7 +346,7 @@ function Workspace({
         await refreshDocuments();
         setTicked(new Set([outcome.document.id]));
       }),
-    [runJob, service, indexSettings, refreshDocuments, journal],
+    [runJob, service, refreshDocuments, journal],
   );
   const onFolder = useCallback(
     (folder: DroppedFolder) =>
@@ -349,7 +367,7 @@ function Workspace({
           // Journalled, so a closed tab or a crash is reported on the next visit.
           const entry = journal.begin(file.name, file.size);
           try {
-            const doc = await service.addFile(file, indexSettings, {
+            const doc = await service.addFile(file, indexSettingsNow.current, {
               signal,
               onProgress: progressOf(job),
             });
@@ -361,7 +379,7 @@ function Workspace({
         });
       }
     },
-    [runJob, service, indexSettings, refreshDocuments, addRepository, journal],
+    [runJob, service, refreshDocuments, addRepository, journal],
   );
 
   const onIndexSettings = useCallback(
