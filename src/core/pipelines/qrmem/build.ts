@@ -7,9 +7,8 @@
  * segments. Steps are `qrmem.build.*` with `phase: 'construction'`.
  */
 import { cutToTokens, inputBudget } from '../budget';
-import { fragmentLocation, preview } from '../library';
 import { userMessage } from '../messages';
-import { segmentLibrary, type Segment } from '../segment';
+import { segmentItem, segmentLibrary, type Segment } from '../segment';
 import type { StepHandle } from '../trace';
 import type { PipelineDocument } from '../types';
 import { EntityGraph, nerEntities } from './entities';
@@ -78,17 +77,15 @@ export async function buildMemory(run: QrmemRun, segmentTokens: number): Promise
       `Reused from the library's memory (built for an earlier question): segments and named entities of ${reused.join(', ')}.`,
     );
   segments.forEach((s, i) =>
-    rec.item({
-      id: `segment:${i}`,
-      kind: 'segment',
-      stepId: segStep.id,
-      label: `segment ${i + 1}: ${fragmentLocation(library, s.fragments[0])} (${s.tokens} tokens)`,
-      text: preview(s.text),
-      fragments: s.fragments,
-      scores: { tokens: s.tokens },
-      verdict: 'kept',
-      reason: `${s.fragments.length} whole fragments${s.cut ? ', cut to the segment size' : ''}`,
-    }),
+    rec.item(
+      segmentItem(
+        library,
+        segStep.id,
+        s,
+        i,
+        `${s.fragments.length} whole fragments${s.cut ? ', cut to the segment size' : ''}`,
+      ),
+    ),
   );
   segStep.done({ segments: segments.length, reused, built: missing.map((d) => d.name) });
 

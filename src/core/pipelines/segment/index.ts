@@ -18,6 +18,7 @@ import type {
   PipelineLibrary,
   PipelineLlm,
   TraceGraph,
+  TraceItem,
 } from '../types';
 import { fallbackNote, parseJudge, parseNote, ruleFilter, serializeNote, type Note } from './notes';
 import { answerPrompt, judgePrompt, mergePrompt, notePrompt } from './prompts';
@@ -95,6 +96,27 @@ export interface Segment {
   tokens: number;
   /** The one fragment was longer than S and was cut. */
   cut: boolean;
+}
+
+/** A segment as a trace item of the step that split the library (SEGMENT+ and QRMeM alike). */
+export function segmentItem(
+  library: PipelineLibrary,
+  stepId: string,
+  s: Segment,
+  i: number,
+  reason: string,
+): TraceItem {
+  return {
+    id: `segment:${i}`,
+    kind: 'segment',
+    stepId,
+    label: `segment ${i + 1}: ${fragmentLocation(library, s.fragments[0])} (${s.tokens} tokens)`,
+    text: preview(s.text),
+    fragments: s.fragments,
+    scores: { tokens: s.tokens },
+    verdict: 'kept',
+    reason,
+  };
 }
 
 /**
@@ -222,17 +244,7 @@ export const segmentPipeline: Pipeline<SegmentSettings> = async (input) => {
     );
     segments.forEach((s, i) => {
       if (s.cut) segStep.note(`Segment ${i + 1} is one fragment longer than S: cut to fit.`);
-      rec.item({
-        id: `segment:${i}`,
-        kind: 'segment',
-        stepId: segStep.id,
-        label: `segment ${i + 1}: ${fragmentLocation(library, s.fragments[0])} (${s.tokens} tokens)`,
-        text: preview(s.text),
-        fragments: s.fragments,
-        scores: { tokens: s.tokens },
-        verdict: 'kept',
-        reason: `${s.fragments.length} whole fragments`,
-      });
+      rec.item(segmentItem(library, segStep.id, s, i, `${s.fragments.length} whole fragments`));
     });
     segStep.done({ segments: segments.length });
 
