@@ -108,6 +108,17 @@ test('the answer shows the excerpts it cites as its sources and folds the rest',
   await ask('Who is the Cheshire Cat?', 'A cat that grins.');
   await expect(sources.getByTestId('answer-no-citation')).toBeVisible();
   await expect(sources.getByRole('list', { name: 'Sources the answer cites' })).toHaveCount(0);
+  // Its sentence still gets the excerpt that shares its words, marked as inferred; one opens it.
+  const inferred = sources.getByTestId('answer-inferred-sources');
+  await expect(inferred.getByRole('listitem').first()).toContainText(
+    'inferred, for “A cat that grins.”',
+  );
+  await inferred.getByRole('button').first().click();
+  await expect(page.getByTestId('reader-text')).toContainText(/grin/i);
+  // A sentence no excerpt supports gets none (the planted wrong case).
+  await ask('Who is the Cheshire Cat?', 'Zebras prefer marmalade sandwiches.');
+  await expect(sources.getByTestId('answer-no-citation')).toBeVisible();
+  await expect(sources.getByTestId('answer-inferred-sources')).toHaveCount(0);
 });
 
 test('a link in a chat reply opens in a new tab; the app stays', async () => {

@@ -9,6 +9,7 @@
 import { countedExactly } from '../../llm/fit';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { citedLabels } from '../../core/citations';
+import { inferCitations } from '../../core/evidence/attribute';
 import { storyQaPrompt, type Prompt, type PromptSource } from '../../core/prompt';
 import type { FinishReason, GenerateStats, LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
@@ -250,6 +251,20 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
   const runText = run?.text ?? '';
   const runSources = run?.prompt?.sources.length ?? 0;
   const cited = useMemo(() => new Set(citedLabels(runText, runSources)), [runText, runSources]);
+  // An answer that cites nothing still shows where its sentences come from, marked as inferred.
+  const runPrompt = run?.prompt ?? null;
+  const inferred = useMemo(() => {
+    if (busy || cited.size > 0 || !runText.trim() || !runPrompt || !fragments) return [];
+    const textOf = new Map(fragments.map((f) => [f.index, f.text]));
+    const excerpts = runPrompt.sources.flatMap((s) => {
+      const text = textOf.get(s.index);
+      return text === undefined ? [] : [{ label: s.label, text }];
+    });
+    return inferCitations(runText, excerpts).map((c) => ({
+      label: c.label,
+      claim: runText.slice(c.claim.start, c.claim.end),
+    }));
+  }, [busy, cited, runText, runPrompt, fragments]);
 
   return (
     <section
@@ -359,9 +374,10 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
               <AnswerSources
                 sources={run.prompt.sources}
                 cited={cited}
+                inferred={inferred}
                 activeLabel={activeLabel}
                 writing={busy}
-                onOpen={(s) => cite(s)}
+                onOpen={(s, claim) => cite(s, claim)}
               />
               <PromptDetails prompt={run.prompt} exact={run.exactCounts} />
             </>

@@ -11,12 +11,17 @@ const sources: PromptSource[] = Array.from({ length: 20 }, (_, i) => ({
   truncated: false,
 }));
 
-function render(cited: number[], writing = false): HTMLElement {
+function render(
+  cited: number[],
+  writing = false,
+  inferred: { label: number; claim: string }[] = [],
+): HTMLElement {
   const div = document.createElement('div');
   div.innerHTML = renderToStaticMarkup(
     <AnswerSources
       sources={sources}
       cited={new Set(cited)}
+      inferred={inferred}
       activeLabel={null}
       writing={writing}
       onOpen={() => {}}
@@ -55,6 +60,28 @@ describe('AnswerSources', () => {
     expect(labels(root.querySelector('details'))).toHaveLength(20);
     // While the answer is still being written, its citations may yet come.
     expect(render([], true).querySelector('[data-testid="answer-no-citation"]')).toBeNull();
+  });
+
+  it('shows the excerpts inferred for an uncited answer, marked as inferred, each once', () => {
+    const inferred = [
+      { label: 7, claim: 'The Cheshire cat grins.' },
+      { label: 2, claim: 'Alice cried a pool of tears.' },
+      { label: 7, claim: 'It belongs to the Duchess.' },
+    ];
+    const root = render([], false, inferred);
+    const list = root.querySelector('[data-testid="answer-inferred-sources"]');
+    expect([...(list?.querySelectorAll('li button') ?? [])].map((b) => b.textContent)).toEqual([
+      '[7?] pg11.txt · fragment 107',
+      '[2?] pg11.txt · fragment 102',
+    ]);
+    expect(list?.textContent).toContain('inferred, for “The Cheshire cat grins.”');
+    expect(root.querySelector('[data-testid="answer-no-citation"]')?.textContent).toContain(
+      'not cited by the model',
+    );
+    // An answer with citations of its own shows no inferred ones.
+    expect(
+      render([3], false, inferred).querySelector('[data-testid="answer-inferred-sources"]'),
+    ).toBeNull();
   });
 
   it('splits by label, keeping label order', () => {
