@@ -127,6 +127,27 @@ test('an answer left to finish reports its speed', async () => {
   console.log(`stories260K on wllama: ${speed.toFixed(1)} tokens/s; ${await status.textContent()}`);
 });
 
+test('after a reload the kept model answers the next question without a click or a download', async () => {
+  const downloads = () =>
+    mirror.requests.filter((r) => r.path === '/stories260K/resolve/main/stories260K.gguf').length;
+  const before = downloads();
+  await page.reload();
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
+  await expect(page.getByTestId('library-item')).toContainText(/\d+ fragments/);
+  // No model is loaded after a reload; the panel says in one line that asking loads the kept one.
+  await expect(panel().getByTestId('local-model-ready')).toHaveCount(0);
+  await expect(panel().getByTestId('answer-kept-model')).toContainText(
+    'stories260K.gguf is kept in this browser',
+  );
+  await page.getByLabel('Question').fill('Who did the Mock Turtle sing about?');
+  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  // Answered without pressing Answer or Load: the model is read from the browser's own cache.
+  await expect(panel()).toHaveAttribute('data-state', 'done', { timeout: 60_000 });
+  expect((await answerText().textContent())?.trim().length).toBeGreaterThan(0);
+  await expect(panel().getByTestId('local-model-ready')).toContainText('stories260K.gguf');
+  expect(downloads()).toBe(before);
+});
+
 test('a .gguf file dropped on the panel is read in place, not indexed as a book', async () => {
   const before = mirror.requests.length;
   await panel()

@@ -23,6 +23,7 @@ import { AnswerSources } from './AnswerSources';
 import { formatBytes, ggufCatalogueUrl, RECOMMENDED_GGUF } from '../../llm/gguf-catalogue';
 import { isApiEngine } from '../../llm/settings';
 import { localSourceKey } from './useLocalModel';
+import { useKeptModel } from './useKeptModel';
 import { SharedEngineSettings, useEngine } from './useEngine';
 import { EngineFold, engineSummary, useEngineFold } from './EngineFold';
 import { useNarrowScreen } from '../layout/useNarrowScreen';
@@ -170,9 +171,13 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
   const stop = () => abort.current?.abort();
 
   // Answer first: a question asked with a ready engine is answered without a second click.
+  // A model kept in this browser but not loaded (after a reload) counts as ready: asking loads it
+  // from the disk, and nothing is downloaded.
+  const kept = useKeptModel(engine.localSource, engine.local.state?.status ?? null);
   const ready =
     engine.problem === null &&
     (isApiEngine(engine.settings.kind) ||
+      kept !== null ||
       (engine.local.state?.status === 'ready' &&
         engine.localSource !== null &&
         engine.local.state.key === localSourceKey(engine.localSource)));
@@ -327,6 +332,11 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
       {blocker && !busy && (
         <p className="engine__hint" data-testid="answer-blocker">
           {blocker}
+        </p>
+      )}
+      {!busy && kept && (
+        <p className="engine__hint" data-testid="answer-kept-model">
+          {kept} is kept in this browser: asking loads it from there (no download) and answers.
         </p>
       )}
       {run && (
