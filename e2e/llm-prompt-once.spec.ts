@@ -21,12 +21,16 @@ let mirror: HubMirror;
 let page: Page;
 const urls: string[] = [];
 const problems: string[] = [];
+const logs: string[] = [];
 const panel = () => page.getByTestId('answer-panel');
 
 test.beforeAll(async ({ browser }) => {
   requireRealModel('SmolLM2-135M-Instruct');
   mirror = await startHubMirror();
   page = await openLocalPage(browser, urls, problems);
+  page.on('console', (m) => {
+    if (m.text().startsWith('[wllama]')) logs.push(m.text());
+  });
 });
 
 test.afterAll(async () => {
@@ -71,6 +75,11 @@ test('a prompt counted exactly is read once: the answer reuses the reading of it
     .getByRole('button', { name: /Download and load SmolLM2|Load SmolLM2/ })
     .click();
   await expect(panel().getByTestId('local-model-ready')).toBeVisible({ timeout: 180_000 });
+  // Texts are counted by the tokenizer the GGUF file carries, rebuilt in the page, not by the
+  // model reading them (gguf-tokenizer.ts); the final prompt is still the model's count below.
+  await expect
+    .poll(() => logs.join('\n'), { timeout: 60_000 })
+    .toContain("token counts from the file's own tokenizer (smollm)");
 
   const first = await ask('What did the label on the little bottle say?');
   console.log(`[prompt once] first: ${JSON.stringify(first)}`);

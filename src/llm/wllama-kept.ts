@@ -20,3 +20,13 @@ export async function keptInBrowser(url: string): Promise<boolean> {
     return false;
   }
 }
+
+/** The kept file of `url` as a Blob (read from the browser's disk on demand), or null. */
+export async function cachedModelBlob(url: string): Promise<Blob | null> {
+  try {
+    const { CacheManager } = await import('@wllama/wllama/esm/index.js');
+    return await new CacheManager().open(url);
+  } catch {
+    return null;
+  }
+}

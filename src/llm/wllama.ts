@@ -15,6 +15,8 @@ import type { Wllama } from '@wllama/wllama/esm/index.js';
 import { DEFAULT_HUB_HOST } from '../models/settings';
 import { errorText, hostOf, isAbort, STOPPED } from './errors';
 import { formatBytes, ggufCatalogueEntry } from './gguf-catalogue';
+import { BLOB_URI, blobFetch, ggufTokenCounter, type GgufTokenCounter } from './gguf-tokenizer';
+import { cachedModelBlob } from './wllama-kept';
 import { defaultStallPolicy, guardCall, SpeedMemory, StallError, type StallPolicy } from './stall';
 import { estimateTokens } from './tokens';
 import type {
@@ -231,7 +233,30 @@ export async function loadWllama(
     chatTemplate: Boolean(wllama.getChatTemplate()),
   };
   onProgress?.({ text: `Loaded ${name}`, loaded: size, total: size });
-  return { ok: true, engine: new WllamaEngine(wllama, model, { reload }) };
+  // The tokenizer is read from the file's header while the first question is prepared.
+  const counter = tokenCounterFor(source);
+  return { ok: true, engine: new WllamaEngine(wllama, model, { reload, counter }) };
+}
+
+/** The JS tokenizer of a loaded model's file, or null (its recipe unknown, the file unreadable). */
+async function tokenCounterFor(source: GgufSource): Promise<GgufTokenCounter | null> {
+  try {
+    const blob = source.kind === 'file' ? source.file : await cachedModelBlob(source.url);
+    if (!blob) return null;
+    const counter = await ggufTokenCounter(BLOB_URI, { fetch: blobFetch(blob) });
+    console.info(
+      counter
+        ? `[wllama] token counts from the file's own tokenizer (${counter.pre}), not the model`
+        : `[wllama] token counts by the model: this file's tokenizer is not one the page rebuilds`,
+    );
+    return counter;
+  } catch (error) {
+    console.warn(
+      '[wllama] the tokenizer could not be read from the file; counting with the model.',
+      error,
+    );
+    return null;
+  }
 }
 
 /** A GGUF download kept in the browser by wllama (Origin Private File System). */
@@ -342,6 +367,11 @@ export type WllamaLike = Pick<
 export interface WllamaEngineOptions {
   /** A fresh instance with the same model loaded; without it a wedged engine is not restarted. */
   reload?: () => Promise<WllamaLike>;
+  /**
+   * The model's tokenizer rebuilt in JavaScript (gguf-tokenizer.ts), or null where it cannot be:
+   * counts then cost microseconds instead of a read of the text by the model.
+   */
+  counter?: Promise<GgufTokenCounter | null>;
   stallPolicy?: StallPolicy;
 }
 
@@ -444,12 +474,21 @@ export class WllamaEngine implements LlmEngine {
   }
 
   /**
-   * The model's own count: a completion of one new token reports the prompt's size. llama.cpp
+   * The text's size in the model's tokens: from the tokenizer rebuilt from the GGUF file where
+   * there is one (gguf-tokenizer.ts, checked against llama.cpp's own), else the model's own
+   * count: a completion of one new token reports the prompt's size. llama.cpp
    * keeps the evaluated prompt in its cache, so counting the prompt about to be sent costs
    * little of the generation that follows. A text longer than the context is refused before it
    * is evaluated, with its size in the message; failing that, it is counted in pieces.
    */
-  countTokens(text: string, signal?: AbortSignal): Promise<number> {
+  async countTokens(text: string, signal?: AbortSignal): Promise<number> {
+    const counter = await this.options.counter?.catch(() => null);
+    if (counter) return counter.count(text);
+    return this.countByReading(text, signal);
+  }
+
+  /** The count without a tokenizer in the page: the model reads the text (see countTokens). */
+  private countByReading(text: string, signal?: AbortSignal): Promise<number> {
     return this.serial(async () => {
       try {
         return await this.promptTokens(text, signal);
