@@ -97,8 +97,12 @@ export class Resolver {
   private readonly global = new Map<string, DefinitionRef[]>();
   /** Members of a type by the type's name: children of same-named classes and impls, owned defs. */
   private readonly members = new Map<string, DefinitionRef[]>();
-  /** Per file, the classes each scope's bare calls construct (constructedIn, built on demand). */
-  private readonly constructed = new Map<number, Map<number, Resolution[]>>();
+  /** Names of class-like definitions anywhere in the repository. */
+  private readonly classNames = new Set<string>();
+  /** Per file, per scope: the class names its bare calls call (constructedIn). */
+  private readonly classCalls = new Map<number, Map<number, Set<string>>>();
+  /** Per `file:scope`, the classes its bare calls construct (constructedIn, built on demand). */
+  private readonly constructed = new Map<string, Resolution[]>();
 
   constructor(private readonly files: readonly ResolverFile[]) {
     this.modules = new ModuleIndex(files.map((f) => f.path));
@@ -113,6 +117,7 @@ export class Resolver {
         push(scope, d.name, k);
         push(byName, d.name, k);
         if (d.kind !== 'impl') push(this.global, d.name, { file: f, def: k });
+        if (CLASS_LIKE_KINDS.has(d.kind)) this.classNames.add(d.name);
         if (d.owner) push(this.members, d.owner, { file: f, def: k });
         const parent = d.parent >= 0 ? syntax.definitions[d.parent] : null;
         if (parent && (CLASS_LIKE_KINDS.has(parent.kind) || NAMESPACE_KINDS.has(parent.kind))) {
@@ -175,22 +180,33 @@ export class Resolver {
     return found;
   }
 
-  /** The class-like definitions that bare calls in `scope` of `file` resolve to (cached). */
+  /**
+   * The class-like definitions that bare calls in `scope` of `file` resolve to, cached per scope.
+   * Only calls of a name some class-like definition has are resolved (most calls are of functions).
+   */
   private constructedIn(file: number, scope: number): Resolution[] {
-    let byScope = this.constructed.get(file);
+    const key = `${file}:${scope}`;
+    const cached = this.constructed.get(key);
+    if (cached) return cached;
+    let byScope = this.classCalls.get(file);
     if (!byScope) {
       byScope = new Map();
       for (const call of this.syntax(file)!.calls) {
-        if (call.qualifier !== '') continue;
-        let list = byScope.get(call.scope);
-        if (!list) byScope.set(call.scope, (list = []));
-        const cls = this.resolveBare(file, call.callee, call.scope);
-        if (!cls || list.some((c) => c.file === cls.file && c.def === cls.def)) continue;
-        if (CLASS_LIKE_KINDS.has(this.syntax(cls.file)!.definitions[cls.def].kind)) list.push(cls);
+        if (call.qualifier !== '' || !this.classNames.has(call.callee)) continue;
+        const list = byScope.get(call.scope);
+        if (!list) byScope.set(call.scope, new Set([call.callee]));
+        else list.add(call.callee);
       }
-      this.constructed.set(file, byScope);
+      this.classCalls.set(file, byScope);
     }
-    return byScope.get(scope) ?? [];
+    const found: Resolution[] = [];
+    for (const callee of byScope.get(scope) ?? []) {
+      const cls = this.resolveBare(file, callee, scope);
+      if (!cls || found.some((c) => c.file === cls.file && c.def === cls.def)) continue;
+      if (CLASS_LIKE_KINDS.has(this.syntax(cls.file)!.definitions[cls.def].kind)) found.push(cls);
+    }
+    this.constructed.set(key, found);
+    return found;
   }
 
   /** Rules 1-3 for a bare name. */
