@@ -59,9 +59,9 @@ test('a question about semver selects functions/satisfies.js', async ({ browser 
     // Range.test (`test (version) {`, line 196 of classes/range.js), which satisfies() calls, is
     // not selected yet. The call `range.test(version)` now resolves to it (the class satisfies()
     // constructs: src/models/code-constructed.test.ts), so the multi-hop walk from satisfies.js
-    // reaches it (its body's window gets the 50th environment score of 383 instead of the 75th),
+    // reaches it (its body's window gets the 50th environment score of 383 instead of the 74th),
     // but on words it shares only "version" with the question (BM25 0.20 and 0.40 of the best),
-    // and the README, a file without syntax whose 70 windows Eq. 8 relates to each other at full
+    // and the README, a file without syntax whose 67 windows Eq. 8 relates to each other at full
     // strength, keeps the walk's mass (each README window's environment score is near the top).
     // Where it ranks is logged for the record.
     const rangeTest = listed.findIndex((l) => {
