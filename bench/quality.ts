@@ -65,6 +65,7 @@ import type { Relation, Selection, VectorSet } from '../src/core/types';
 import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
 import { babiSet, levalSet, musiqueSet, type BenchQuestion, type BenchSet } from './quality/items';
 import { benchSections, sectionPaths } from './quality/sections';
+import { versusMarkdown, versusReference, type VersusResults } from './quality/versus';
 import { machine, resultsDir } from './results-file';
 
 const SEED = 20240601;
@@ -658,6 +659,8 @@ export interface QualityResults {
   tuning: { scorer: string; variant: string; mean: number; worst: number; absolute: number }[];
   plainByScorer: Record<string, number>;
   summary: Summary;
+  /** Every configuration against one reference scorer's plain retrieval (quality/versus.ts). */
+  versus?: VersusResults;
   totalMs: number;
 }
 
@@ -700,6 +703,10 @@ export function qualityMarkdown(r: QualityResults, scorers: string[]): string {
         }
       }
     }
+  }
+  if (r.versus) {
+    out.push('', '### Every configuration against one baseline', '');
+    out.push(versusMarkdown(r.versus, String(r.config.embedder)), '');
   }
   out.push(`Run time ${(r.totalMs / 1000).toFixed(0)} s.`);
   return out.join('\n');
@@ -749,6 +756,12 @@ export async function measureQuality(log: (line: string) => void): Promise<Quali
   const pooled = poolBookSets(sets, values);
   if (pooled) sets.push(pooled);
   const summary = summarise(sets, values);
+  // QUALITY_VS: the scorer whose plain retrieval every configuration is compared with (default
+  // BM25 over the whole question, when it is among the scorers run).
+  const versusScorer = process.env.QUALITY_VS ?? 'bm25';
+  const versus = SCORERS.includes(versusScorer)
+    ? versusReference(sets, values, versusScorer, { resamples: BOOTSTRAP, seed: SEED })
+    : undefined;
   const tuning = SCORERS.flatMap((scorer) =>
     VARIANTS.filter((v) => v.name !== 'plain').map((v) => ({
       scorer,
@@ -780,6 +793,7 @@ export async function measureQuality(log: (line: string) => void): Promise<Quali
     tuning,
     plainByScorer: Object.fromEntries(SCORERS.map((s) => [s, plainObjective(summary, s)])),
     summary,
+    ...(versus && { versus }),
     totalMs: performance.now() - t0,
   };
 }

@@ -3,7 +3,8 @@
  * in the windows that define what the missing function body uses?
  *
  * Run: `npx tsx bench/repoeval.ts`. Reads ../shared/datasets/repoeval_function_level in place
- * (4 repositories, 213 tasks), writes bench/results/repoeval.json, prints a markdown table.
+ * (4 repositories, 213 tasks), writes bench/results/repoeval.json (REPOEVAL_OUT=<name>:
+ * bench/results/<name>.json), prints a markdown table.
  *
  * Per repository: its files go through the app's folder ingest (ingestRepositoryFolder), are
  * parsed with tree-sitter (Node grammars) and laid out as one document; windows are 20 lines
@@ -708,13 +709,16 @@ async function main() {
     tasks: taskResults,
   };
   mkdirSync(RESULTS, { recursive: true });
-  const outFile = only
-    ? `repoeval-${only.join('+')}.json`
-    : miniLm
-      ? 'repoeval-minilm.json'
-      : withSummary
-        ? 'repoeval-summary.json'
-        : 'repoeval.json';
+  // REPOEVAL_OUT=<name> writes bench/results/<name>.json (a before/after pair of one change).
+  const outFile = process.env.REPOEVAL_OUT
+    ? `${process.env.REPOEVAL_OUT}.json`
+    : only
+      ? `repoeval-${only.join('+')}.json`
+      : miniLm
+        ? 'repoeval-minilm.json'
+        : withSummary
+          ? 'repoeval-summary.json'
+          : 'repoeval.json';
   process.stderr.write(
     `[repoeval] app default vs "ppr (code graph) refs": ${appChecked} tasks, ${appMismatches.length} with different scores\n`,
   );

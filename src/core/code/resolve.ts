@@ -29,7 +29,9 @@
  *     namespace or module: its members n (children, same-named impl blocks, definitions whose
  *     `owner` is q); none: rule 3 for n.
  *   - anything else (a local variable, `a[0].f()`): a definition named n that is unique within
- *     F, then rule 3.
+ *     F, then rule 3; for a named qualifier (a local variable or parameter), then the member n
+ *     of the one class the enclosing scope constructs that has one (`r = new Range(x); r.test()`,
+ *     `p = Parser(); p.parse()`): local type inference from the scope's calls alone.
  * Members of a type or namespace are looked up by its name across the repository (impl blocks,
  * owners, C++ namespaces reopened in other files), so two same-named types in different files
  * share their members. Calls whose name nothing
@@ -95,6 +97,12 @@ export class Resolver {
   private readonly global = new Map<string, DefinitionRef[]>();
   /** Members of a type by the type's name: children of same-named classes and impls, owned defs. */
   private readonly members = new Map<string, DefinitionRef[]>();
+  /** Names of class-like definitions anywhere in the repository. */
+  private readonly classNames = new Set<string>();
+  /** Per file, per scope: the class names its bare calls call (constructedIn). */
+  private readonly classCalls = new Map<number, Map<number, Set<string>>>();
+  /** Per `file:scope`, the classes its bare calls construct (constructedIn, built on demand). */
+  private readonly constructed = new Map<string, Resolution[]>();
 
   constructor(private readonly files: readonly ResolverFile[]) {
     this.modules = new ModuleIndex(files.map((f) => f.path));
@@ -109,6 +117,7 @@ export class Resolver {
         push(scope, d.name, k);
         push(byName, d.name, k);
         if (d.kind !== 'impl') push(this.global, d.name, { file: f, def: k });
+        if (CLASS_LIKE_KINDS.has(d.kind)) this.classNames.add(d.name);
         if (d.owner) push(this.members, d.owner, { file: f, def: k });
         const parent = d.parent >= 0 ? syntax.definitions[d.parent] : null;
         if (parent && (CLASS_LIKE_KINDS.has(parent.kind) || NAMESPACE_KINDS.has(parent.kind))) {
@@ -151,7 +160,53 @@ export class Resolver {
     }
     const local = this.index[file]!.byName.get(name);
     if (local && local.length === 1) return { file, def: local[0], rule: 'same-file' };
-    return this.unique(name);
+    return this.unique(name) ?? this.constructedMember(file, name, scope);
+  }
+
+  /**
+   * `q.n()` on a local variable or parameter q whose type is not written: the member n of a class
+   * the same function constructs (`range = new Range(r); range.test(v)`, Python `p = Parser();
+   * p.parse()`), when exactly one constructed class has one. The call-site form of local type
+   * inference: the calls of a scope are all the syntax keeps of its data flow.
+   */
+  private constructedMember(file: number, name: string, scope: number): Resolution | null {
+    let found: Resolution | null = null;
+    for (const cls of this.constructedIn(file, scope)) {
+      const member = this.memberOf(cls, name);
+      if (!member) continue;
+      if (found && (found.file !== member.file || found.def !== member.def)) return null;
+      found = { ...member, rule: cls.rule };
+    }
+    return found;
+  }
+
+  /**
+   * The class-like definitions that bare calls in `scope` of `file` resolve to, cached per scope.
+   * Only calls of a name some class-like definition has are resolved (most calls are of functions).
+   */
+  private constructedIn(file: number, scope: number): Resolution[] {
+    const key = `${file}:${scope}`;
+    const cached = this.constructed.get(key);
+    if (cached) return cached;
+    let byScope = this.classCalls.get(file);
+    if (!byScope) {
+      byScope = new Map();
+      for (const call of this.syntax(file)!.calls) {
+        if (call.qualifier !== '' || !this.classNames.has(call.callee)) continue;
+        const list = byScope.get(call.scope);
+        if (!list) byScope.set(call.scope, new Set([call.callee]));
+        else list.add(call.callee);
+      }
+      this.classCalls.set(file, byScope);
+    }
+    const found: Resolution[] = [];
+    for (const callee of byScope.get(scope) ?? []) {
+      const cls = this.resolveBare(file, callee, scope);
+      if (!cls || found.some((c) => c.file === cls.file && c.def === cls.def)) continue;
+      if (CLASS_LIKE_KINDS.has(this.syntax(cls.file)!.definitions[cls.def].kind)) found.push(cls);
+    }
+    this.constructed.set(key, found);
+    return found;
   }
 
   /** Rules 1-3 for a bare name. */
