@@ -39,6 +39,7 @@ import {
   type PipelineSettings,
   isPipelineId,
 } from '../../core/pipelines/registry';
+import { settingsModel } from '../../llm/engines';
 import { isApiEngine } from '../../llm/settings';
 import { pipelineLlm } from '../../llm/pipeline-llm';
 import {
@@ -63,17 +64,13 @@ const runnerOf =
     runPipeline(id, { ...input, ...helpers }, settings);
 
 function engineOf(engine: EngineState): AnswerRunEngine {
-  const s = engine.settings;
-  if (isApiEngine(s.kind)) {
-    return {
-      kind: s.kind,
-      model: s[s.kind].model,
-      baseUrl: s[s.kind].baseUrl,
-      contextLimit: engine.contextLimit,
-    };
-  }
-  const model = s.kind === 'wllama' ? s.wllama.url : s.webllm.modelId;
-  return { kind: s.kind, model, contextLimit: engine.contextLimit };
+  const { kind } = engine.settings;
+  return {
+    kind,
+    model: settingsModel(kind, engine.settings),
+    ...(isApiEngine(kind) ? { baseUrl: engine.settings[kind].baseUrl } : {}),
+    contextLimit: engine.contextLimit,
+  };
 }
 
 const helperError = (e: { message: string; detail?: string }) =>
