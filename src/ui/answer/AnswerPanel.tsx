@@ -22,6 +22,7 @@ import { AnswerSources } from './AnswerSources';
 import { formatBytes, ggufCatalogueUrl, RECOMMENDED_GGUF } from '../../llm/gguf-catalogue';
 import { isApiEngine } from '../../llm/settings';
 import { localSourceKey } from './useLocalModel';
+import { ErrorBox } from '../components/ErrorBox';
 import { SharedEngineSettings, useEngine } from './useEngine';
 import { EngineFold, engineSummary, useEngineFold } from './EngineFold';
 import { useNarrowScreen } from '../layout/useNarrowScreen';
@@ -341,19 +342,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
               <MarkdownAnswer text={run.text} sources={run.prompt?.sources ?? null} onCite={cite} />
             </div>
           )}
-          {run.error && (
-            <div
-              className="answer__error"
-              role="alert"
-              data-testid="answer-error"
-              data-code={run.error.code}
-            >
-              <p>{run.error.message}</p>
-              {run.error.detail && !run.error.message.includes(run.error.detail) && (
-                <p className="stats">{run.error.detail}</p>
-              )}
-            </div>
-          )}
+          {run.error && <ErrorBox error={run.error} testId="answer-error" />}
           {run.prompt && (
             <>
               <AnswerSources

@@ -19,6 +19,7 @@ import type { LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
 import { useEngine } from '../answer/useEngine';
+import { ErrorBox } from '../components/ErrorBox';
 import { engineOptions } from '../compare/engines';
 import { estimateRuns } from './estimate';
 import { useHelperModels, useRerankerChoice } from './helpers';
@@ -259,18 +260,11 @@ export function PipelinesPanel({
             </div>
           )}
           {run.error && (
-            <div
-              className="answer__error"
-              role="alert"
-              data-testid="pipeline-error"
-              data-code={run.error.code}
-            >
-              <p>{run.error.message}</p>
-              {run.error.detail && <p className="stats">{run.error.detail}</p>}
+            <ErrorBox error={run.error} testId="pipeline-error">
               {run.output && (
                 <p className="stats">What was done before the error is in the trace below.</p>
               )}
-            </div>
+            </ErrorBox>
           )}
           {run.output && (
             <button
