@@ -28,7 +28,7 @@ import type { SettingsStore } from '../../llm/keys';
 import type { LlmError } from '../../llm/types';
 import type { RunDocument } from '../../workers/retrieval-types';
 import { useEngine } from '../answer/useEngine';
-import { estimateRuns, plainLibraryOf } from '../pipelines/estimate';
+import { plainLibraryOf, requestRuns } from '../pipelines/estimate';
 import { useHelperModels, useRerankerChoice } from '../pipelines/helpers';
 import { pipelineLibraryOf } from '../pipelines/library';
 import { PipelineSettingsForm } from '../pipelines/PipelineSettingsForm';
@@ -244,12 +244,8 @@ export function ComparePanel({
   // comparison, or the question above the threshold (the columns' calls added up).
   const requestCompare = () => {
     if (!result || !library) return;
-    const { signal } = new AbortController();
-    const input = { chosen, options, engineOf, settingsOf, engine, result, library, models };
-    void gate.request(
-      () => estimateRuns({ ...input, ...(embedder ? { embedder } : {}) }, signal),
-      () => void start(),
-    );
+    const input = { chosen, options, engineOf, settingsOf, engine, result, library, embedder };
+    requestRuns(gate, { ...input, models }, start);
   };
 
   const agreement = useMemo(() => {

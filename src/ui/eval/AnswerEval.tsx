@@ -133,6 +133,7 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
   const chosen = scorable.slice(0, n);
   const key = `${pipelines.join(',')}|${n}|${engine.contextLimit}|${JSON.stringify(settings)}`;
   const estimated = estimate?.key === key ? estimate : null;
+  const form = { settings, onChange: setSettings, disabled: running, reranker };
 
   /** Ask what `target` has not stored yet; each answer is stored before the next is asked. */
   const execute = useCallback(
@@ -324,13 +325,7 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
             {pipelines.includes(id) && (
               <details>
                 <summary>Settings of {PIPELINES[id].name}</summary>
-                <PipelineSettingsForm
-                  pipeline={id}
-                  settings={settings}
-                  onChange={setSettings}
-                  disabled={running}
-                  reranker={reranker}
-                />
+                <PipelineSettingsForm pipeline={id} {...form} />
                 {PIPELINE_VIEWS[id].evalNote && (
                   <p className="eval-note">{PIPELINE_VIEWS[id].evalNote}</p>
                 )}

@@ -21,7 +21,7 @@ import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
 import { useEngine } from '../answer/useEngine';
 import { ErrorBox } from '../components/ErrorBox';
 import { engineOptions } from '../compare/engines';
-import { estimateRuns } from './estimate';
+import { requestRuns } from './estimate';
 import { useHelperModels, useRerankerChoice } from './helpers';
 import { pipelineLibraryOf } from './library';
 import { PipelineSettingsForm } from './PipelineSettingsForm';
@@ -88,6 +88,8 @@ export function PipelinesPanel({
       ? 'Loading the text of the documents…'
       : engine.problem;
   const name = PIPELINES[pipeline].name;
+  // The settings form's props (the same as the evaluation page's, with this panel's state).
+  const form = { settings, onChange: setSettings, disabled: busy, reranker };
 
   const start = useCallback(async () => {
     if (!result || !library) return;
@@ -160,25 +162,11 @@ export function PipelinesPanel({
     settings,
   ]);
 
-  // Before anything is sent: the run's calls and tokens by a dry run (the embedder is loaded for
-  // QRMeM's, which needs it; the engine is not), then the run, or the question above the threshold.
+  // The embedder is loaded for QRMeM's dry run, which needs it; the engine is not touched.
   const requestRun = () => {
     if (!result || !library) return;
-    const { signal } = new AbortController();
-    const input = { chosen: [pipeline], options: [current], engineOf: {}, engine, result, library };
-    void gate.request(
-      () =>
-        estimateRuns(
-          {
-            ...input,
-            settingsOf: { [pipeline]: settings },
-            models,
-            ...(embedder ? { embedder } : {}),
-          },
-          signal,
-        ),
-      () => void start(),
-    );
+    const one = { chosen: [pipeline], options: [current], settingsOf: { [pipeline]: settings } };
+    requestRuns(gate, { ...one, engineOf: {}, engine, result, library, embedder, models }, start);
   };
 
   const sourcesOfRun: PromptSource[] = useMemo(
@@ -213,13 +201,7 @@ export function PipelinesPanel({
           ))}
         </div>
         <p className="stats">{PIPELINES[pipeline].summary}</p>
-        <PipelineSettingsForm
-          pipeline={pipeline}
-          settings={settings}
-          onChange={setSettings}
-          disabled={busy}
-          reranker={reranker}
-        />
+        <PipelineSettingsForm pipeline={pipeline} {...form} />
       </fieldset>
       <div className="answer__actions">
         <button

@@ -25,7 +25,7 @@ import type { RetrievalResult } from '../../workers/retrieval-types';
 import type { EngineState } from '../answer/useEngine';
 import type { EngineChoice, EngineOption } from '../compare/engines';
 import type { HelperModels } from './helpers';
-import type { EstimateRow } from './RunEstimate';
+import type { CostGate, EstimateRow } from './RunEstimate';
 
 export interface EstimateInput {
   chosen: readonly ComparePipelineId[];
@@ -35,8 +35,21 @@ export interface EstimateInput {
   engine: EngineState;
   result: RetrievalResult;
   library: PipelineLibrary;
-  embedder?: EmbedderSpec;
+  /** The library's embedder (a dry run of a pipeline that needs one loads it). */
+  embedder: EmbedderSpec | undefined;
   models: HelperModels;
+}
+
+/**
+ * Before anything is sent: the runs' calls and tokens by a dry run, then `start`, or the
+ * question when the calls added up are above the threshold (RunEstimate.tsx).
+ */
+export function requestRuns(gate: CostGate, input: EstimateInput, start: () => Promise<void>) {
+  const { signal } = new AbortController();
+  void gate.request(
+    () => estimateRuns(input, signal),
+    () => void start(),
+  );
 }
 
 /** The plain-retrieval baseline's library: FragRel's selection by the independent score alone. */
