@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadGloveFromDisk } from '../../../test/glove';
+import { glovePipelineEmbedder } from '../../../test/glove';
 import { COMPARE_PIPELINES, COMPARE_PIPELINE_NAMES, COMPARE_SUMMARIES } from '../compare';
 import { fragmentsUsed } from '../compare/usage';
-import { embedTexts } from '../embed/static';
 import {
   defaultPipelineSettings,
   PIPELINE_IDS,
@@ -11,25 +10,15 @@ import {
   runPipeline,
 } from './registry';
 import { fakeLlm, libraryOf, testSignal } from './testing';
-import type { PipelineEmbedder } from './types';
 
-const model = loadGloveFromDisk();
-const glove: PipelineEmbedder = {
-  name: 'static GloVe 100d',
-  embed: (texts) => {
-    const v = embedTexts(model, texts);
-    return Promise.resolve(
-      Array.from({ length: v.count }, (_, i) => v.data.subarray(i * v.dim, (i + 1) * v.dim)),
-    );
-  },
-};
+const glove = glovePipelineEmbedder();
 
-const QUESTION = 'Where did Bob hide the silver key?';
+const QUESTION = 'Which ship did Mara sail to the northern islands?';
 const STORY = [
-  'Alice lives in the quiet village of Brook and bakes bread.',
-  'Alice gave the silver key to Bob before the winter storm.',
-  'Bob hid the silver key inside the old lighthouse by the harbour.',
-  'The lighthouse keeper, Carol, never climbs the stairs at night.',
+  'Mara grew up in a fishing town and learned to read the tides from her uncle.',
+  'In her twentieth summer Mara sailed the schooner Gull to the northern islands.',
+  'The Gull came back in autumn with a hold full of dried cod and seal skins.',
+  'Her uncle never left the harbour again after the storm of that winter.',
 ].join('\n\n');
 
 function library() {
@@ -61,11 +50,14 @@ describe('the answer-pipeline table', () => {
           question: QUESTION,
           library: lib,
           llm: fakeLlm({
-            fallback: 'In the lighthouse [2].',
+            fallback: 'The schooner Gull [2].',
             contextLimit: 4096,
             // SEGMENT+ answers from the notes its judge keeps.
             script: {
-              'segment.note': JSON.stringify({ Evidence: 'Bob hid the key.', Reasoning: 'Where.' }),
+              'segment.note': JSON.stringify({
+                Evidence: 'She sailed the Gull.',
+                Reasoning: 'It names it.',
+              }),
               'segment.judge': 'Keep',
             },
           }),

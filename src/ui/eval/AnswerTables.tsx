@@ -17,6 +17,32 @@ const floors = PIPELINE_IDS.filter((id) => PIPELINES[id].estimateIsFloor)
   .map((id) => PIPELINES[id].name)
   .join(' and ');
 
+const SCORE_COLUMNS = [
+  'pipeline',
+  'answers',
+  'failed',
+  'F1',
+  'EM',
+  'contain',
+  'letter accuracy',
+  'calls',
+  'tokens in / out',
+];
+
+function Head({ cols }: { cols: readonly string[] }) {
+  return (
+    <thead>
+      <tr>
+        {cols.map((c) => (
+          <th key={c} scope="col">
+            {c}
+          </th>
+        ))}
+      </tr>
+    </thead>
+  );
+}
+
 export function AnswerEstimateTable({
   n,
   rows,
@@ -31,14 +57,7 @@ export function AnswerEstimateTable({
         stand-in model, tokens counted as words), times {n}. A floor for {floors}, whose rounds
         depend on the answers.
       </caption>
-      <thead>
-        <tr>
-          <th scope="col">pipeline</th>
-          <th scope="col">LLM calls</th>
-          <th scope="col">tokens in</th>
-          <th scope="col">tokens out</th>
-        </tr>
-      </thead>
+      <Head cols={['pipeline', 'LLM calls', 'tokens in', 'tokens out']} />
       <tbody>
         {rows.map((r) => (
           <tr key={r.id} data-pipeline={r.id}>
@@ -57,19 +76,7 @@ export function AnswerScoreTable({ summary }: { summary: ReturnType<typeof summa
   return (
     <table className="eval-table" data-testid="answer-table">
       <caption>Answer scores (%) per pipeline, with the calls and tokens the run used.</caption>
-      <thead>
-        <tr>
-          <th scope="col">pipeline</th>
-          <th scope="col">answers</th>
-          <th scope="col">failed</th>
-          <th scope="col">F1</th>
-          <th scope="col">EM</th>
-          <th scope="col">contain</th>
-          <th scope="col">letter accuracy</th>
-          <th scope="col">calls</th>
-          <th scope="col">tokens in / out</th>
-        </tr>
-      </thead>
+      <Head cols={SCORE_COLUMNS} />
       <tbody>
         {summary.map((s) => (
           <tr key={s.pipeline} data-pipeline={s.pipeline}>

@@ -44,6 +44,17 @@ export interface PipelineView<S> {
 /** A number field: the setting's key, its label, its bounds and a hint. */
 const num = <K extends string>(key: K, label: string, min: number, max: number, hint?: string) =>
   ({ kind: 'number', key, label, min, max, ...(hint ? { hint } : {}) }) as const;
+const select = <K extends string>(
+  key: K,
+  label: string,
+  options: ReadonlyArray<readonly [value: string, label: string]>,
+) =>
+  ({
+    kind: 'select',
+    key,
+    label,
+    options: options.map(([value, text]) => ({ value, label: text })),
+  }) as const;
 const check = <K extends string>(key: K, label: string) => ({ kind: 'check', key, label }) as const;
 const answerTokens = (min: number, max: number, hint?: string) =>
   num('answerTokens', 'Answer tokens', min, max, hint);
@@ -88,15 +99,10 @@ export const PIPELINE_VIEWS: { readonly [K in PipelineId]: PipelineView<Pipeline
     colour: '#CC79A7',
     fields: [
       check('llmJudge', 'LLM judge'),
-      {
-        kind: 'select',
-        key: 'evidenceMerge',
-        label: 'Merged evidence',
-        options: [
-          { value: 'B', label: 'B: the model merges it (published prompt)' },
-          { value: 'A', label: 'A: quotes concatenated, the model writes the reasoning' },
-        ],
-      },
+      select('evidenceMerge', 'Merged evidence', [
+        ['B', 'B: the model merges it (published prompt)'],
+        ['A', 'A: quotes concatenated, the model writes the reasoning'],
+      ]),
       num('segmentTokens', 'Segment tokens', 0, 32000, '0 = fit to the window'),
       num(
         'noteTokens',
@@ -114,16 +120,11 @@ export const PIPELINE_VIEWS: { readonly [K in PipelineId]: PipelineView<Pipeline
     evalNote:
       'QRMeM measures edge similarity with the offline GloVe vectors here, and builds each document’s memory again for every question (nothing is kept between questions).',
     fields: [
-      {
-        kind: 'select',
-        key: 'variant',
-        label: 'Navigation',
-        options: [
-          { value: 'kn', label: 'QRMeM: reflection rounds (KN)' },
-          { value: 'ges', label: 'Graph expansion search (GES)' },
-          { value: 'te', label: 'Entity trial (TE)' },
-        ],
-      },
+      select('variant', 'Navigation', [
+        ['kn', 'QRMeM: reflection rounds (KN)'],
+        ['ges', 'Graph expansion search (GES)'],
+        ['te', 'Entity trial (TE)'],
+      ]),
       num('maxTrials', 'Trials at most', 1, 5, 'KN and TE; default 3'),
       num('gesHops', 'GES hops', 1, 10, 'default 3'),
       num('gesTopEdges', 'GES edges per hop', 1, 10, 'default 3'),
