@@ -29,7 +29,7 @@ import type { LlmError } from '../../llm/types';
 import type { RunDocument } from '../../workers/retrieval-types';
 import { useEngine } from '../answer/useEngine';
 import { plainLibraryOf, requestRuns } from '../pipelines/estimate';
-import { useHelperModels, useRerankerChoice } from '../pipelines/helpers';
+import { usePipelineHelpers } from '../pipelines/helpers';
 import { pipelineLibraryOf } from '../pipelines/library';
 import { PipelineSettingsForm } from '../pipelines/PipelineSettingsForm';
 import type { PipelinesPanelProps } from '../pipelines/PipelinesPanel';
@@ -74,8 +74,7 @@ export function ComparePanel({
   const [settingsOf, setSettingsOf] = useState<
     Partial<Record<ComparePipelineId, PipelineSettings>>
   >({});
-  const reranker = useRerankerChoice(false);
-  const models = useHelperModels();
+  const helpers = usePipelineHelpers(false, hubHost, embedder);
   const [prices, changePrices] = usePriceTable(store);
   const [comparison, setComparison] = useState<Comparison | null>(null);
   const controllers = useRef(new Map<ComparePipelineId, AbortController>());
@@ -175,16 +174,8 @@ export function ComparePanel({
       update(pipeline, { status: 'loading' });
       const acquired = await acquireEngine(engine, column.engine.id, signal);
       if (!('generate' in acquired)) return fail(pipeline, signal, acquired);
-      // One cross-encoder kept for the columns and comparisons that use it.
-      const loaded = await models.load(
-        [runsAs(pipeline)],
-        {
-          rerankerId: reranker.id,
-          ...(hubHost ? { host: hubHost } : {}),
-          ...(embedder ? { embedder } : {}),
-        },
-        signal,
-      );
+      // One cross-encoder kept for the columns and comparisons that use it (hub: the library's).
+      const loaded = await helpers.load([runsAs(pipeline)], signal);
       if (!loaded.ok) return fail(pipeline, signal, loaded.error);
       if (signal.aborted) return update(pipeline, { status: 'stopped', endedAt: Date.now() });
       update(pipeline, { status: 'running', startedAt: Date.now() });
@@ -224,28 +215,14 @@ export function ComparePanel({
       columns.map((c) => ({ lane: c.engine.local ? 'in-browser' : null, run: () => runColumn(c) })),
     );
     if (controllers.current === mine) controllers.current = new Map();
-  }, [
-    chosen,
-    embedder,
-    engine,
-    engineOf,
-    hubHost,
-    library,
-    memory,
-    models,
-    options,
-    reranker,
-    result,
-    settingsOf,
-    stopAll,
-  ]);
+  }, [chosen, engine, engineOf, helpers, library, memory, options, result, settingsOf, stopAll]);
 
   // Before anything is sent: each column's calls and tokens by a dry run (estimate.ts), then the
   // comparison, or the question above the threshold (the columns' calls added up).
   const requestCompare = () => {
     if (!result || !library) return;
     const input = { chosen, options, engineOf, settingsOf, engine, result, library, embedder };
-    requestRuns(gate, { ...input, models }, start);
+    requestRuns(gate, { ...input, models: helpers.models }, start);
   };
 
   const agreement = useMemo(() => {
@@ -318,7 +295,7 @@ export function ComparePanel({
                             settings={settingsOf[p] ?? defaultPipelineSettings}
                             onChange={(next) => setSettingsOf((m) => ({ ...m, [p]: next }))}
                             disabled={running}
-                            reranker={reranker}
+                            reranker={helpers.reranker}
                           />
                         </SettingsDisclosure>
                       </div>

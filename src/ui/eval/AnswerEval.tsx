@@ -51,7 +51,7 @@ import {
 } from '../../store/eval-runs';
 import type { EvalRunRecord, LibraryDb } from '../../store/schema';
 import { SharedEngineSettings, useEngine, type EngineState } from '../answer/useEngine';
-import { useHelperModels, useRerankerChoice, type PipelineHelpers } from '../pipelines/helpers';
+import { usePipelineHelpers, type PipelineHelpers } from '../pipelines/helpers';
 import { PIPELINE_VIEWS } from '../pipelines/registry';
 import { PipelineSettingsForm } from '../pipelines/PipelineSettingsForm';
 import { AnswerEstimateTable, AnswerScoreTable } from './AnswerTables';
@@ -99,8 +99,8 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
   );
   const [pipelines, setPipelines] = useState<PipelineId[]>(['fragrel']);
   const [settings, setSettings] = useState<PipelineSettings>(defaultPipelineSettings);
-  const reranker = useRerankerChoice(false);
-  const models = useHelperModels();
+  // QRMeM's embedder is the offline GloVe vectors here, as the evaluation grid's.
+  const helpers = usePipelineHelpers(false);
   const [sample, setSample] = useState('3');
   const [estimate, setEstimate] = useState<{
     key: string;
@@ -133,7 +133,7 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
   const chosen = scorable.slice(0, n);
   const key = `${pipelines.join(',')}|${n}|${engine.contextLimit}|${JSON.stringify(settings)}`;
   const estimated = estimate?.key === key ? estimate : null;
-  const form = { settings, onChange: setSettings, disabled: running, reranker };
+  const form = { settings, onChange: setSettings, disabled: running, reranker: helpers.reranker };
 
   /** Ask what `target` has not stored yet; each answer is stored before the next is asked. */
   const execute = useCallback(
@@ -172,9 +172,7 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
           if (acquired.code !== 'aborted') setError(acquired.message);
           return finish('paused');
         }
-        // QRMeM's embedder is the offline GloVe vectors here, as the evaluation grid's.
-        const ids = spec.pipelines.filter(isPipelineId);
-        const loaded = await models.load(ids, { rerankerId: reranker.id }, ctrl.signal);
+        const loaded = await helpers.load(spec.pipelines.filter(isPipelineId), ctrl.signal);
         if (!loaded.ok) {
           setError(helperError(loaded.error));
           return finish('paused');
@@ -202,7 +200,7 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
         await finish('failed', (e as Error).message);
       }
     },
-    [db, engine, items, models, onRunsChanged, reranker.id],
+    [db, engine, helpers, items, onRunsChanged],
   );
 
   if (scorable.length === 0) {
@@ -219,7 +217,8 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
     setEstimating(true);
     const ctrl = new AbortController();
     try {
-      const loaded = await models.load(pipelines, { rerankerId: '' }, ctrl.signal);
+      // The dry run needs no cross-encoder.
+      const loaded = await helpers.models.load(pipelines, { rerankerId: '' }, ctrl.signal);
       if (!loaded.ok) {
         setError(helperError(loaded.error));
         return;

@@ -22,7 +22,7 @@ import { useEngine } from '../answer/useEngine';
 import { ErrorBox } from '../components/ErrorBox';
 import { engineOptions } from '../compare/engines';
 import { requestRuns } from './estimate';
-import { useHelperModels, useRerankerChoice } from './helpers';
+import { usePipelineHelpers } from './helpers';
 import { pipelineLibraryOf } from './library';
 import { PipelineSettingsForm } from './PipelineSettingsForm';
 import { runOnPage } from './run';
@@ -68,8 +68,7 @@ export function PipelinesPanel({
   const [pipeline, setPipeline] = useState<PipelineId>('longrag');
   const [settings, setSettings] = useState<PipelineSettings>(defaultPipelineSettings);
   const [run, setRun] = useState<Run | null>(null);
-  const reranker = useRerankerChoice(true, hubHost);
-  const models = useHelperModels();
+  const helpers = usePipelineHelpers(true, hubHost, embedder);
   const abort = useRef<AbortController | null>(null);
   const runId = useRef(0);
   const gate = useCostGate();
@@ -89,7 +88,7 @@ export function PipelinesPanel({
       : engine.problem;
   const name = PIPELINES[pipeline].name;
   // The settings form's props (the same as the evaluation page's, with this panel's state).
-  const form = { settings, onChange: setSettings, disabled: busy, reranker };
+  const form = { settings, onChange: setSettings, disabled: busy, reranker: helpers.reranker };
 
   const start = useCallback(async () => {
     if (!result || !library) return;
@@ -116,15 +115,7 @@ export function PipelinesPanel({
       update({ status: signal.aborted || error.code === 'aborted' ? 'stopped' : 'error', error });
     const acquired = await engine.acquire(signal);
     if (!('generate' in acquired)) return stopped(acquired);
-    const loaded = await models.load(
-      [pipeline],
-      {
-        rerankerId: reranker.id,
-        ...(reranker.host || hubHost ? { host: reranker.host || hubHost } : {}),
-        ...(embedder ? { embedder } : {}),
-      },
-      signal,
-    );
+    const loaded = await helpers.load([pipeline], signal);
     if (!loaded.ok) return stopped(loaded.error);
     update({ status: 'running' });
     const output = await runOnPage({
@@ -148,24 +139,13 @@ export function PipelinesPanel({
       text: output.answer || '',
       error: (output.error as LlmError | undefined) ?? null,
     });
-  }, [
-    current,
-    embedder,
-    memory,
-    engine,
-    hubHost,
-    library,
-    models,
-    pipeline,
-    reranker,
-    result,
-    settings,
-  ]);
+  }, [current, engine, helpers, library, memory, pipeline, result, settings]);
 
   // The embedder is loaded for QRMeM's dry run, which needs it; the engine is not touched.
   const requestRun = () => {
     if (!result || !library) return;
     const one = { chosen: [pipeline], options: [current], settingsOf: { [pipeline]: settings } };
+    const { models } = helpers;
     requestRuns(gate, { ...one, engineOf: {}, engine, result, library, embedder, models }, start);
   };
 

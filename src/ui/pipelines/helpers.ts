@@ -105,8 +105,37 @@ function failed(message: string, e: unknown): HelpersResult {
   return { ok: false, error: { code: 'model-load', message, detail: (e as Error).message } };
 }
 
-/** One `HelperModels` for the component's life (its cross-encoder kept between runs). */
-export function useHelperModels(): HelperModels {
+export interface PageHelpers {
+  /** The cross-encoder fields' state. */
+  reranker: RerankerChoice;
+  /** The loader, kept for the component's life (its cross-encoder kept between runs). */
+  models: HelperModels;
+  /** The helpers of `pipelines` as the page's fields and library name them. */
+  load(pipelines: readonly PipelineId[], signal: AbortSignal): Promise<HelpersResult>;
+}
+
+/**
+ * A view's helper models: the cross-encoder it names (from `hubHost` unless its own hub field,
+ * `withHost`, says otherwise) and the library's embedder.
+ */
+export function usePipelineHelpers(
+  withHost: boolean,
+  hubHost?: string,
+  embedder?: EmbedderSpec,
+): PageHelpers {
+  const reranker = useRerankerChoice(withHost, hubHost);
   const [models] = useState(() => new HelperModels());
-  return models;
+  return useMemo(() => {
+    const host = reranker.host || hubHost;
+    const request: HelperRequest = {
+      rerankerId: reranker.id,
+      ...(host ? { host } : {}),
+      ...(embedder ? { embedder } : {}),
+    };
+    return {
+      reranker,
+      models,
+      load: (pipelines, signal) => models.load(pipelines, request, signal),
+    };
+  }, [reranker, models, hubHost, embedder]);
 }
