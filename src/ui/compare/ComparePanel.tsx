@@ -29,8 +29,7 @@ import type { LlmError } from '../../llm/types';
 import type { RunDocument } from '../../workers/retrieval-types';
 import { useEngine } from '../answer/useEngine';
 import { plainLibraryOf, requestRuns } from '../pipelines/estimate';
-import { usePipelineHelpers } from '../pipelines/helpers';
-import { pipelineLibraryOf } from '../pipelines/library';
+import { usePipelineHelpers, usePipelineLibrary } from '../pipelines/helpers';
 import { PipelineSettingsForm } from '../pipelines/PipelineSettingsForm';
 import type { PipelinesPanelProps } from '../pipelines/PipelinesPanel';
 import { runOnPage } from '../pipelines/run';
@@ -56,16 +55,8 @@ interface Comparison {
   columns: ColumnRun[];
 }
 
-export function ComparePanel({
-  result,
-  sources,
-  kindOf,
-  onCite,
-  hubHost,
-  embedder,
-  memory,
-  store,
-}: ComparePanelProps) {
+export function ComparePanel(props: ComparePanelProps) {
+  const { result, onCite, hubHost, embedder, memory, store } = props;
   const engine = useEngine();
   const [ticked, setTicked] = useState<ReadonlySet<ComparePipelineId>>(
     () => new Set<ComparePipelineId>(['fragrel', 'plain', 'longrag']),
@@ -89,10 +80,8 @@ export function ComparePanel({
   }, []);
   useEffect(() => stopAll, [stopAll]);
 
-  const library = useMemo(
-    () => (result ? pipelineLibraryOf(result, sources, kindOf) : null),
-    [result, sources, kindOf],
-  );
+  const library = usePipelineLibrary(props);
+
   const options = engineOptions(engine);
   const chosen = COMPARE_PIPELINES.filter((p) => ticked.has(p));
   const running = comparison?.columns.some((c) => isBusy(c.status)) ?? false;

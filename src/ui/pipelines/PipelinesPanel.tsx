@@ -22,8 +22,7 @@ import { useEngine } from '../answer/useEngine';
 import { ErrorBox } from '../components/ErrorBox';
 import { engineOptions } from '../compare/engines';
 import { requestRuns } from './estimate';
-import { usePipelineHelpers } from './helpers';
-import { pipelineLibraryOf } from './library';
+import { usePipelineHelpers, usePipelineLibrary } from './helpers';
 import { PipelineSettingsForm } from './PipelineSettingsForm';
 import { runOnPage } from './run';
 import { RunEstimate, useCostGate } from './RunEstimate';
@@ -55,15 +54,8 @@ interface Run {
   error: LlmError | null;
 }
 
-export function PipelinesPanel({
-  result,
-  sources,
-  kindOf,
-  onCite,
-  hubHost,
-  embedder,
-  memory,
-}: PipelinesPanelProps) {
+export function PipelinesPanel(props: PipelinesPanelProps) {
+  const { result, onCite, hubHost, embedder, memory } = props;
   const engine = useEngine();
   const [pipeline, setPipeline] = useState<PipelineId>('longrag');
   const [settings, setSettings] = useState<PipelineSettings>(defaultPipelineSettings);
@@ -76,10 +68,8 @@ export function PipelinesPanel({
   const current = engineOptions(engine)[0];
   useEffect(() => () => abort.current?.abort(), []);
 
-  const library = useMemo(
-    () => (result ? pipelineLibraryOf(result, sources, kindOf) : null),
-    [result, sources, kindOf],
-  );
+  const library = usePipelineLibrary(props);
+
   const busy = run !== null && (run.status === 'loading' || run.status === 'running');
   const blocker = !result
     ? 'Ask a question first: the pipelines answer the question asked above.'

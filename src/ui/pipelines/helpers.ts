@@ -1,15 +1,23 @@
 /**
- * @file The helper models a pipeline takes besides the LLM (the core table's `helpers`): the
+ * @file What a view needs to run pipelines besides the engine: the question's library, and the
+ * helper models a pipeline takes besides the LLM (the core table's `helpers`): the
  * cross-encoder the person names for reranking, and the library's embedder. Loaded here once for
  * the pipelines panel, Compare and the evaluation page, with the same messages when one fails.
  */
 import { useMemo, useState } from 'react';
 import { PIPELINES, type PipelineId } from '../../core/pipelines/registry';
-import type { PipelineEmbedder, PipelineReranker } from '../../core/pipelines/types';
+import type {
+  PipelineEmbedder,
+  PipelineLibrary,
+  PipelineReranker,
+} from '../../core/pipelines/types';
+import type { TextKind } from '../../core/types';
 import type { LlmError } from '../../llm/types';
 import { loadCrossEncoder } from '../../models/cross-encoder';
 import type { EmbedderSpec } from '../../models/embedder';
+import type { RetrievalResult } from '../../workers/retrieval-types';
 import { pipelineEmbedder } from '../qrmem/embedder';
+import { pipelineLibraryOf } from './library';
 
 /** The cross-encoder the person chose ('' for none), and where it is downloaded from. */
 export interface RerankerChoice {
@@ -36,6 +44,22 @@ export function useRerankerChoice(withHost: boolean, defaultHost?: string): Rera
       ...(defaultHost ? { defaultHost } : {}),
     }),
     [id, host, withHost, defaultHost],
+  );
+}
+
+/** The question's library as the pipelines read it, kept while the result and the texts stay. */
+export function usePipelineLibrary({
+  result,
+  sources,
+  kindOf,
+}: {
+  result: RetrievalResult | null;
+  sources: ReadonlyMap<string, string>;
+  kindOf?: ((docId: string) => TextKind) | undefined;
+}): PipelineLibrary | null {
+  return useMemo(
+    () => (result ? pipelineLibraryOf(result, sources, kindOf) : null),
+    [result, sources, kindOf],
   );
 }
 
