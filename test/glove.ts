@@ -12,7 +12,13 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { decodeStaticModel, STATIC_MODEL_PATH, type StaticModel } from '../src/core/embed/static';
+import {
+  decodeStaticModel,
+  embedTexts,
+  STATIC_MODEL_PATH,
+  type StaticModel,
+} from '../src/core/embed/static';
+import type { PipelineEmbedder } from '../src/core/pipelines/types';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -37,6 +43,20 @@ export function loadGloveFromDisk(): StaticModel {
   ensureGloveAsset();
   cached = decodeStaticModel(readFileSync(gloveAssetPath));
   return cached;
+}
+
+/** The offline GloVe vectors as a pipeline's embedder, as the app passes the static one. */
+export function glovePipelineEmbedder(): PipelineEmbedder {
+  const model = loadGloveFromDisk();
+  return {
+    name: 'static GloVe 100d',
+    embed: (texts) => {
+      const v = embedTexts(model, texts);
+      return Promise.resolve(
+        Array.from({ length: v.count }, (_, i) => v.data.subarray(i * v.dim, (i + 1) * v.dim)),
+      );
+    },
+  };
 }
 
 /** The data sets' helper (test/datasets.ts) under the name the tests have long used. */

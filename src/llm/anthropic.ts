@@ -9,21 +9,10 @@
  * output usage), message_stop, ping, and error (`{type: 'error', error: {type, message}}`).
  */
 import { streamError } from './errors';
-import {
-  HttpEngine,
-  joinUrl,
-  jsonOf,
-  streamChat,
-  type StreamProtocol,
-  type HttpEngineSettings,
-  type StreamStep,
-} from './http';
+import { HttpEngine, joinUrl, jsonOf, type StreamProtocol, type StreamStep } from './http';
 import type { FinishReason, GenerateOutcome, GenerateRequest, LlmEngine } from './types';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
-
-/** baseUrl: https://api.anthropic.com (a proxy with the same API works too). */
-export type AnthropicSettings = HttpEngineSettings;
 
 function finishOf(reason: unknown): FinishReason | undefined {
   if (reason === 'max_tokens') return 'length';
@@ -36,12 +25,12 @@ export function messagesUrl(baseUrl: string): string {
   return /\/v1\/*$/.test(baseUrl) ? joinUrl(baseUrl, 'messages') : joinUrl(baseUrl, 'v1/messages');
 }
 
-export class AnthropicEngine extends HttpEngine<AnthropicSettings> implements LlmEngine {
+/** baseUrl: https://api.anthropic.com (a proxy with the same API works too). */
+export class AnthropicEngine extends HttpEngine implements LlmEngine {
   readonly kind = 'anthropic' as const;
 
   generate(request: GenerateRequest): Promise<GenerateOutcome> {
-    const { settings, host } = this;
-    const key = settings.apiKey?.trim();
+    const { settings, host, key } = this;
     const headers: Record<string, string> = {
       'content-type': 'application/json',
       'anthropic-version': ANTHROPIC_VERSION,
@@ -117,10 +106,6 @@ export class AnthropicEngine extends HttpEngine<AnthropicSettings> implements Ll
         return { text, finish: finishOf(message.stop_reason) ?? 'stop' };
       },
     };
-    return streamChat(this.fetchFn, protocol, request, {
-      host,
-      model: settings.model,
-      hadKey: Boolean(key),
-    });
+    return this.stream(protocol, request);
   }
 }

@@ -185,7 +185,7 @@ export interface HttpEngineSettings {
  * counts (an API has no tokenizer the page can call), the label and host named in messages, and
  * nothing to dispose of. A provider adds its `kind` and `generate` (openai.ts, anthropic.ts).
  */
-export abstract class HttpEngine<S extends HttpEngineSettings> {
+export abstract class HttpEngine<S extends HttpEngineSettings = HttpEngineSettings> {
   readonly promptStyle = 'chat' as const;
   readonly exactTokenCounts = false;
   readonly contextLimit: number;
@@ -199,6 +199,21 @@ export abstract class HttpEngine<S extends HttpEngineSettings> {
     this.contextLimit = settings.contextLimit;
     this.host = hostOf(settings.baseUrl);
     this.label = `${settings.model} at ${this.host}`;
+  }
+
+  /** The key, trimmed ('' when none): sent in the provider's header when there is one. */
+  protected get key(): string {
+    return this.settings.apiKey?.trim() ?? '';
+  }
+
+  /** One streaming request in the provider's protocol, ended as a `GenerateOutcome`. */
+  protected stream(protocol: StreamProtocol, request: GenerateRequest): Promise<GenerateOutcome> {
+    const { host, settings } = this;
+    return streamChat(this.fetchFn, protocol, request, {
+      host,
+      model: settings.model,
+      hadKey: this.key !== '',
+    });
   }
 
   async countTokens(text: string): Promise<number> {

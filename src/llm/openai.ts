@@ -8,22 +8,8 @@
  */
 import type { PromptMessage } from '../core/prompt';
 import { streamError } from './errors';
-import {
-  HttpEngine,
-  joinUrl,
-  jsonOf,
-  streamChat,
-  type StreamProtocol,
-  type HttpEngineSettings,
-  type StreamStep,
-} from './http';
+import { HttpEngine, joinUrl, jsonOf, type StreamProtocol, type StreamStep } from './http';
 import type { FinishReason, GenerateOutcome, GenerateRequest, LlmEngine } from './types';
-
-/**
- * baseUrl: e.g. https://api.openai.com/v1, http://localhost:11434/v1; the key is sent as
- * `Authorization: Bearer` (local servers usually need none).
- */
-export type OpenAiSettings = HttpEngineSettings;
 
 function finishOf(reason: unknown): FinishReason | undefined {
   if (reason === 'length') return 'length';
@@ -31,7 +17,11 @@ function finishOf(reason: unknown): FinishReason | undefined {
   return undefined;
 }
 
-export class OpenAiCompatibleEngine extends HttpEngine<OpenAiSettings> implements LlmEngine {
+/**
+ * baseUrl: e.g. https://api.openai.com/v1, http://localhost:11434/v1; the key is sent as
+ * `Authorization: Bearer` (local servers usually need none).
+ */
+export class OpenAiCompatibleEngine extends HttpEngine implements LlmEngine {
   readonly kind = 'openai' as const;
 
   async generate(request: GenerateRequest): Promise<GenerateOutcome> {
@@ -53,12 +43,11 @@ export class OpenAiCompatibleEngine extends HttpEngine<OpenAiSettings> implement
     request: GenerateRequest,
     limitName: 'max_tokens' | 'max_completion_tokens',
   ): Promise<GenerateOutcome> {
-    const { settings, host } = this;
+    const { settings, host, key } = this;
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
       Accept: 'text/event-stream',
     };
-    const key = settings.apiKey?.trim();
     if (key) headers.Authorization = `Bearer ${key}`;
     const body: Record<string, unknown> = {
       model: settings.model,
@@ -104,10 +93,6 @@ export class OpenAiCompatibleEngine extends HttpEngine<OpenAiSettings> implement
         return { text: content, finish: finishOf(choice?.finish_reason) ?? 'stop' };
       },
     };
-    return streamChat(this.fetchFn, protocol, request, {
-      host,
-      model: settings.model,
-      hadKey: Boolean(key),
-    });
+    return this.stream(protocol, request);
   }
 }

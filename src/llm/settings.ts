@@ -1,24 +1,26 @@
 /**
- * @file The answer engine's settings: which engine, and each engine's own settings, with their
- * defaults in one place. Stored in the library's settings under `ENGINE_SETTINGS_KEY`; keys are
- * not part of them (see keys.ts).
+ * @file The answer engine's settings: which engine, the answer length and temperature, and each
+ * engine's own settings under its kind, with their defaults and reading from the engine table
+ * (engines.ts). Stored in the library's settings under `ENGINE_SETTINGS_KEY`; keys are not part
+ * of them (see keys.ts).
  */
-import { DEFAULT_HUB_HOST } from '../models/settings';
-import { AnthropicEngine } from './anthropic';
-import { OpenAiCompatibleEngine } from './openai';
+import {
+  ENGINE_KINDS,
+  ENGINES,
+  int,
+  isApiEngine,
+  obj,
+  type ApiEngineSettings,
+  type EngineSettingsByKind,
+} from './engines';
 import type { EngineKind, LlmEngine } from './types';
-import { DEFAULT_WEBLLM_MODEL, webLlmModel } from './webllm-catalogue';
+
+export { ENGINE_KINDS, isApiEngine, type ApiEngineSettings } from './engines';
 
 export const ENGINE_SETTINGS_KEY = 'llm.engine';
 
-export interface ApiEngineSettings {
-  baseUrl: string;
-  model: string;
-  /** The model's context window in tokens; APIs do not report it. */
-  contextLimit: number;
-}
-
-export interface EngineSettings {
+/** Which engine, the settings every engine shares, and each engine's own under its kind. */
+export interface EngineSettings extends EngineSettingsByKind {
   kind: EngineKind;
   /** Tokens kept free for the answer (the request's max_tokens). */
   answerTokens: number;
@@ -27,28 +29,26 @@ export interface EngineSettings {
    * of fact, and the same question should get the same answer (the tests rely on it too).
    */
   temperature: number;
-  openai: ApiEngineSettings;
-  anthropic: ApiEngineSettings;
-  /** A GGUF URL or hub shorthand (owner/repo/file.gguf); a dropped file is not stored. */
-  /** `hub`: where the recommended models are downloaded from (the Hugging Face hub or a mirror). */
-  /** `threads`: CPU threads for llama.cpp, 0 = automatic (half the cores). */
-  wllama: { url: string; contextSize: number; hub: string; threads: number };
-  webllm: { modelId: string };
 }
 
-export const ENGINE_KINDS: readonly EngineKind[] = ['openai', 'anthropic', 'wllama', 'webllm'];
+export const ENGINE_LABELS = Object.freeze(
+  Object.fromEntries(ENGINE_KINDS.map((k) => [k, ENGINES[k].label])),
+) as Readonly<Record<EngineKind, string>>;
 
-export const ENGINE_LABELS: Readonly<Record<EngineKind, string>> = Object.freeze({
-  openai: 'OpenAI-compatible API',
-  anthropic: 'Anthropic API',
-  wllama: 'wllama (GGUF on the CPU)',
-  webllm: 'WebLLM (WebGPU)',
-});
-
-/** Whether the engine sends the prompt to a server (the others run in this page). */
-export function isApiEngine(kind: EngineKind): kind is 'openai' | 'anthropic' {
-  return kind === 'openai' || kind === 'anthropic';
+/** Each engine's own settings from the table, by a function of its entry. */
+function byKind(
+  each: <K extends EngineKind>(kind: K) => EngineSettingsByKind[K],
+): EngineSettingsByKind {
+  return Object.fromEntries(
+    ENGINE_KINDS.map((k) => [k, each(k)]),
+  ) as unknown as EngineSettingsByKind;
 }
+
+type AnyEntry = {
+  defaults: unknown;
+  normalize(stored: Record<string, unknown>, d: unknown): unknown;
+};
+const entryOf = (kind: EngineKind) => ENGINES[kind] as AnyEntry;
 
 /** Known OpenAI-compatible endpoints, offered as presets. */
 export const OPENAI_PRESETS: ReadonlyArray<{ label: string; baseUrl: string; model: string }> =
@@ -65,44 +65,14 @@ export const defaultEngineSettings: Readonly<EngineSettings> = Object.freeze({
   kind: 'wllama',
   answerTokens: 512,
   temperature: 0,
-  openai: { baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', contextLimit: 16_384 },
-  anthropic: {
-    baseUrl: 'https://api.anthropic.com',
-    model: 'claude-sonnet-4-5',
-    contextLimit: 200_000,
-  },
-  wllama: { url: '', contextSize: 4096, hub: DEFAULT_HUB_HOST.replace(/\/+$/, ''), threads: 0 },
-  webllm: { modelId: DEFAULT_WEBLLM_MODEL },
+  ...byKind((k) => entryOf(k).defaults as EngineSettingsByKind[typeof k]),
 });
-
-function str(value: unknown, fallback: string): string {
-  return typeof value === 'string' ? value : fallback;
-}
-function int(value: unknown, fallback: number, min: number, max: number): number {
-  return typeof value === 'number' && Number.isFinite(value)
-    ? Math.min(max, Math.max(min, Math.round(value)))
-    : fallback;
-}
-function obj(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' ? (value as Record<string, unknown>) : {};
-}
-
-function api(value: unknown, d: ApiEngineSettings): ApiEngineSettings {
-  const v = obj(value);
-  return {
-    baseUrl: str(v.baseUrl, d.baseUrl),
-    model: str(v.model, d.model),
-    contextLimit: int(v.contextLimit, d.contextLimit, 256, 10_000_000),
-  };
-}
 
 /** Settings from storage, field by field: anything missing or of the wrong type gets its default. */
 export function normalizeEngineSettings(stored: unknown): EngineSettings {
   const s = obj(stored);
   const d = defaultEngineSettings;
   const kind = ENGINE_KINDS.includes(s.kind as EngineKind) ? (s.kind as EngineKind) : d.kind;
-  const w = obj(s.wllama);
-  const modelId = str(obj(s.webllm).modelId, d.webllm.modelId);
   return {
     kind,
     answerTokens: int(s.answerTokens, d.answerTokens, 16, 32_768),
@@ -110,15 +80,7 @@ export function normalizeEngineSettings(stored: unknown): EngineSettings {
       typeof s.temperature === 'number' && Number.isFinite(s.temperature)
         ? Math.min(2, Math.max(0, s.temperature))
         : d.temperature,
-    openai: api(s.openai, d.openai),
-    anthropic: api(s.anthropic, d.anthropic),
-    wllama: {
-      url: str(w.url, d.wllama.url),
-      contextSize: int(w.contextSize, d.wllama.contextSize, 256, 131_072),
-      threads: int(w.threads, d.wllama.threads, 0, 32),
-      hub: /^https?:\/\/\S+$/i.test(str(w.hub, '')) ? str(w.hub, '') : d.wllama.hub,
-    },
-    webllm: { modelId: webLlmModel(modelId) ? modelId : d.webllm.modelId },
+    ...byKind((k) => entryOf(k).normalize(obj(s[k]), d[k]) as EngineSettingsByKind[typeof k]),
   };
 }
 
@@ -148,20 +110,12 @@ export function apiSettingsProblem(settings: ApiEngineSettings): string | null {
   return null;
 }
 
-/** An API engine for the current settings and the key of their scope. */
+/** An API engine for the current settings and the key of their scope (the table's factory). */
 export function createApiEngine(
   settings: EngineSettings,
   apiKey: string | undefined,
 ): LlmEngine | null {
-  if (settings.kind === 'openai') {
-    return apiSettingsProblem(settings.openai)
-      ? null
-      : new OpenAiCompatibleEngine({ ...settings.openai, apiKey });
-  }
-  if (settings.kind === 'anthropic') {
-    return apiSettingsProblem(settings.anthropic)
-      ? null
-      : new AnthropicEngine({ ...settings.anthropic, apiKey });
-  }
-  return null;
+  const { kind } = settings;
+  if (!isApiEngine(kind) || apiSettingsProblem(settings[kind])) return null;
+  return ENGINES[kind].create({ ...settings[kind], apiKey });
 }

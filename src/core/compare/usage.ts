@@ -3,7 +3,8 @@
  *
  * "Used" means: the fragment's text reached the final answer call, directly or through a model
  * output that did (a LongRAG extraction, a SEGMENT+ note). Each pipeline records this
- * differently in its trace (src/core/pipelines/<name>/index.ts), so each has its rule here:
+ * differently in its trace (src/core/pipelines/<name>/index.ts), so each has its rule, `used` in
+ * its entry of src/core/pipelines/registry.ts:
  *
  * - FragRel and plain retrieval: the selected fragments the prompt kept (`fragment:*` items kept
  *   after fitting; fragments left out to fit the window are not used).
@@ -16,51 +17,16 @@
  *   `answer`, whose items carry the fragments).
  * - QRMeM: the segments of the answer's context (`answer-segment:*` items).
  *
+ * - Every pipeline: what the answer cites was in its context (but in LongRAG's R&L mode a citation
+ *   is a paragraph, counted above).
+ *
  * A run that did not reach its answer (stopped, failed) used nothing: its answer does not exist.
  */
-import type { PipelineOutput, Trace, TraceItem } from '../pipelines/types';
-import type { ComparePipelineId } from './types';
+import { PIPELINES, type UsageOutput } from '../pipelines/registry';
+import { runsAs, type ComparePipelineId } from './types';
 
 /** The fragment indices (run indices) a finished run's answer was built from, ascending. */
-export function fragmentsUsed(
-  pipeline: ComparePipelineId,
-  output: Pick<PipelineOutput, 'status' | 'citations' | 'trace'>,
-): number[] {
+export function fragmentsUsed(pipeline: ComparePipelineId, output: UsageOutput): number[] {
   if (output.status !== 'done') return [];
-  const { trace } = output;
-  const items = new Map<string, TraceItem>(trace.items.map((i) => [i.id, i]));
-  const used = new Set<number>();
-  const add = (item: TraceItem | undefined) => {
-    for (const f of item?.fragments ?? []) used.add(f);
-  };
-  switch (pipeline) {
-    case 'fragrel':
-    case 'plain':
-      for (const i of trace.items) if (i.kind === 'fragment' && i.verdict === 'kept') add(i);
-      break;
-    case 'longrag': {
-      const mode = trace.settings.mode;
-      for (const c of output.citations) {
-        if (mode === 'R&L') add(items.get(`map:${c.index}`));
-        else used.add(c.index);
-      }
-      if (extractorRan(trace))
-        for (const i of trace.items) if (i.kind === 'paragraph' && i.verdict === 'kept') add(i);
-      break;
-    }
-    case 'segment':
-      for (const e of trace.graph?.edges ?? []) if (e.to === 'answer') add(items.get(e.from));
-      break;
-    case 'qrmem':
-      for (const i of trace.items) if (i.id.startsWith('answer-segment:')) add(i);
-      break;
-  }
-  // Any pipeline: what the answer cites was in its context.
-  if (pipeline !== 'longrag' || trace.settings.mode !== 'R&L')
-    for (const c of output.citations) used.add(c.index);
-  return [...used].sort((a, b) => a - b);
-}
-
-function extractorRan(trace: Trace): boolean {
-  return trace.calls.some((c) => c.tag === 'longrag.extractor' && c.status === 'ok');
+  return [...new Set(PIPELINES[runsAs(pipeline)].used(output))].sort((a, b) => a - b);
 }

@@ -20,7 +20,7 @@ import type { BenchmarkItem } from './datasets/types';
 /** What an answer run asks, kept with the run so that a resume asks exactly the same. */
 export interface AnswerRunSpec {
   kind: 'answers';
-  /** Pipeline ids (src/ui/pipelines/registry.ts), in the order each question goes through them. */
+  /** Pipeline ids (src/core/pipelines/registry.ts), in the order each question goes through them. */
   pipelines: string[];
   /** The benchmark item ids asked, in order (the first N with gold answers when it started). */
   questions: string[];

@@ -28,13 +28,17 @@
  * Times are milliseconds since the run started, from the injected clock (`TraceClock`), so tests
  * can use a logical clock.
  *
- * **Adding a pipeline** (QRMeM next): a folder `src/core/pipelines/<name>/` exporting
+ * **Adding a pipeline**: a folder `src/core/pipelines/<name>/` exporting
  * `xPipeline: Pipeline<XSettings>` and `defaultXSettings`; inside, one `TraceRecorder` (trace.ts),
  * a `rec.step(...)` per step, every LLM call through `rec.call(step, { tag: '<name>.<role>', ... })`
  * (never `llm.chat` directly: the recorder applies the concurrency limit, Stop, retries and the
  * trace), `rec.item(...)` for what is kept or dropped, `rec.size(...)` for adapted sizes,
  * `rec.graph(...)` for a structure, and the body wrapped in `runTraced`. Tests drive it with
- * `fakeLlm` (testing.ts). The page lists it in src/ui/pipelines/registry.ts.
+ * `fakeLlm` (testing.ts). Then its one entry in the table, src/core/pipelines/registry.ts (its
+ * settings in `PipelineSettings`, and name, summaries, defaults, runner, helper models, usage
+ * rule), and its colour and settings fields in src/ui/pipelines/registry.ts (typed by the
+ * table's ids: it does not compile without them). The pipelines panel, Compare, the evaluation
+ * page and the estimates offer it from there; registry.test.ts runs it.
  *
  * Pure: no DOM, no engine. Everything here is plain data and can be shown, copied or stored.
  */

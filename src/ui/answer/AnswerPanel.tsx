@@ -15,6 +15,7 @@ import type { FinishReason, GenerateStats, LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
 import { answerMarkdownForCopy } from '../markdown/render';
+import { ErrorBox } from '../components/ErrorBox';
 import type { CitationRecord } from '../../store';
 import { documentOf, selectedFragments } from './fragments';
 import { fitAndGenerate, settledRun } from './generate';
@@ -366,19 +367,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
               <MarkdownAnswer text={run.text} sources={run.prompt?.sources ?? null} onCite={cite} />
             </div>
           )}
-          {run.error && (
-            <div
-              className="answer__error"
-              role="alert"
-              data-testid="answer-error"
-              data-code={run.error.code}
-            >
-              <p>{run.error.message}</p>
-              {run.error.detail && !run.error.message.includes(run.error.detail) && (
-                <p className="stats">{run.error.detail}</p>
-              )}
-            </div>
-          )}
+          {run.error && <ErrorBox error={run.error} testId="answer-error" />}
           {run.prompt && (
             <>
               <AnswerSources

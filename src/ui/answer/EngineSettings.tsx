@@ -1,4 +1,5 @@
-import { useEffect, useId, useRef } from 'react';
+import { useEffect, useId, useRef, type ReactNode } from 'react';
+import type { ApiEngineKind } from '../../llm/engines';
 import { hostOf } from '../../llm/errors';
 import {
   ENGINE_KINDS,
@@ -79,25 +80,7 @@ export function EngineSettingsForm(props: EngineSettingsProps) {
       <p className="engine__privacy" data-testid="engine-privacy">
         {privacyLine(settings)}
       </p>
-      {settings.kind === 'openai' && (
-        <ApiFields
-          idPrefix={`${id}-openai`}
-          value={settings.openai}
-          onChange={(openai) => onChange({ ...settings, openai })}
-          apiKey={props.apiKey}
-          presets
-        />
-      )}
-      {settings.kind === 'anthropic' && (
-        <ApiFields
-          idPrefix={`${id}-anthropic`}
-          value={settings.anthropic}
-          onChange={(anthropic) => onChange({ ...settings, anthropic })}
-          apiKey={props.apiKey}
-        />
-      )}
-      {settings.kind === 'wllama' && <WllamaFields {...props} idPrefix={`${id}-wllama`} />}
-      {settings.kind === 'webllm' && <WebLlmFields {...props} idPrefix={`${id}-webllm`} />}
+      {ENGINE_FIELDS[settings.kind](props, `${id}-${settings.kind}`)}
       {!isApiEngine(settings.kind) && <LocalStatus {...props} />}
       <div className="engine__row">
         <label htmlFor={`${id}-answer-tokens`}>Answer length (tokens)</label>
@@ -135,8 +118,38 @@ export function EngineSettingsForm(props: EngineSettingsProps) {
   );
 }
 
+/**
+ * Each engine's own fields, by kind: typed by the engine table's kinds (src/llm/engines.ts), so
+ * an engine registered there without its fields here does not compile.
+ */
+const ENGINE_FIELDS: {
+  readonly [K in EngineKind]: (props: EngineSettingsProps, idPrefix: string) => ReactNode;
+} = {
+  openai: (props, idPrefix) => apiFields('openai', props, idPrefix, true),
+  anthropic: (props, idPrefix) => apiFields('anthropic', props, idPrefix, false),
+  wllama: (props, idPrefix) => <WllamaFields {...props} idPrefix={idPrefix} />,
+  webllm: (props, idPrefix) => <WebLlmFields {...props} idPrefix={idPrefix} />,
+};
+
+function apiFields(
+  kind: ApiEngineKind,
+  { settings, onChange, apiKey }: EngineSettingsProps,
+  idPrefix: string,
+  presets: boolean,
+) {
+  return (
+    <ApiFields
+      idPrefix={idPrefix}
+      value={settings[kind]}
+      onChange={(next) => onChange({ ...settings, [kind]: next })}
+      apiKey={apiKey}
+      presets={presets}
+    />
+  );
+}
+
 function privacyLine(settings: EngineSettings): string {
-  if (settings.kind === 'openai' || settings.kind === 'anthropic') {
+  if (isApiEngine(settings.kind)) {
     const host = hostOf(settings[settings.kind].baseUrl) || 'the endpoint';
     return `Your question or message and the excerpts or earlier rounds chosen for it are sent to ${host}, and your key goes only there.`;
   }

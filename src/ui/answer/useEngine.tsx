@@ -32,7 +32,7 @@ import {
 import type { EngineKind, LlmEngine, LlmError } from '../../llm/types';
 import { webLlmUnsupported } from '../../llm/webllm';
 import { webLlmModel } from '../../llm/webllm-catalogue';
-import { ggufUrl } from '../../llm/wllama';
+import { localSourceOf, noSourceProblem, settingsContextLimit } from '../../llm/engines';
 import { probeCapabilities } from '../../models/capabilities';
 import { EngineSettingsForm, type KeyField } from './EngineSettings';
 import { localSourceKey, useLocalModel, type LocalSource } from './useLocalModel';
@@ -172,28 +172,16 @@ export function useEngineState(library: SettingsStore, hubSetting?: HubSetting):
     };
   }, [keyValue, keyStored, remember, ring, scope]);
 
-  // The in-browser model the current settings point to.
-  const localSource: LocalSource | null = useMemo(() => {
-    if (settings.kind === 'webllm') return { kind: 'webllm', modelId: settings.webllm.modelId };
-    if (settings.kind !== 'wllama') return null;
-    const options = {
-      contextSize: settings.wllama.contextSize,
-      ...(settings.wllama.threads ? { threads: settings.wllama.threads } : {}),
-    };
-    if (ggufFile) return { kind: 'wllama', source: { kind: 'file', file: ggufFile }, options };
-    const url = ggufUrl(settings.wllama.url);
-    return url ? { kind: 'wllama', source: { kind: 'url', url }, options } : null;
-  }, [settings.kind, settings.webllm.modelId, settings.wllama, ggufFile]);
+  // The in-browser model the current settings point to (the engine table's `source`).
+  const localSource: LocalSource | null = useMemo(
+    () => localSourceOf(settings.kind, settings, ggufFile),
+    [settings, ggufFile],
+  );
 
   const problem = ((): string | null => {
     if (isApiEngine(settings.kind)) return apiSettingsProblem(settings[settings.kind]);
     if (settings.kind === 'webllm' && webgpuProblem) return webgpuProblem.message;
-    if (!localSource) {
-      return settings.kind === 'wllama'
-        ? 'Choose a .gguf model file, or enter its URL.'
-        : 'Choose a model.';
-    }
-    return null;
+    return localSource ? null : noSourceProblem(settings.kind);
   })();
 
   const loaded =
@@ -203,13 +191,7 @@ export function useEngineState(library: SettingsStore, hubSetting?: HubSetting):
     local.state.key === localSourceKey(localSource)
       ? local.state.engine
       : null;
-  const contextLimit =
-    loaded?.contextLimit ??
-    (isApiEngine(settings.kind)
-      ? settings[settings.kind].contextLimit
-      : settings.kind === 'wllama'
-        ? settings.wllama.contextSize
-        : (webllmModel?.contextLimit ?? 4096));
+  const contextLimit = loaded?.contextLimit ?? settingsContextLimit(settings.kind, settings);
 
   const acquire = useCallback(
     async (signal: AbortSignal, onLoading?: () => void): Promise<LlmEngine | LlmError> => {

@@ -4,13 +4,10 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { STOPPED } from '../../llm/errors';
+import { loadLocal, type LocalSource } from '../../llm/engines';
 import type { LlmEngine, LlmError, LoadProgress } from '../../llm/types';
-import { loadWebLlm } from '../../llm/webllm';
-import { loadWllama, type GgufSource, type WllamaOptions } from '../../llm/wllama';
 
-export type LocalSource =
-  | { kind: 'wllama'; source: GgufSource; options: WllamaOptions }
-  | { kind: 'webllm'; modelId: string };
+export type { LocalSource } from '../../llm/engines';
 
 export interface LocalModelState {
   /** Identity of the source this state is about. */
@@ -62,10 +59,8 @@ export function useLocalModel() {
         setState((s) => (s?.key === key ? { ...s, progress } : s));
       const events = { onProgress, signal: controller.signal };
       const engine = (async (): Promise<LlmEngine | LlmError> => {
-        const r =
-          source.kind === 'wllama'
-            ? await loadWllama(source.source, source.options, events)
-            : await loadWebLlm(source.modelId, events);
+        // The engine table's factory for the source's kind (src/llm/engines.ts).
+        const r = await loadLocal(source, events);
         if (loading.current === controller) loading.current = null;
         if (current.current?.key !== key) {
           if (r.ok) void r.engine.dispose();

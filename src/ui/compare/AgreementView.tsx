@@ -4,7 +4,7 @@
  */
 import { useState } from 'react';
 import { COMPARE_PIPELINE_NAMES, type Agreement, type ComparePipelineId } from '../../core/compare';
-import { PIPELINE_COLOURS } from './colours';
+import { PIPELINE_COLOURS } from '../pipelines/registry';
 
 const SHOWN = 12;
 

@@ -17,7 +17,7 @@ import type { PromptSource } from '../../core/prompt';
 import type { LlmError } from '../../llm/types';
 import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
 import { TraceView } from '../pipelines/TraceView';
-import { PIPELINE_COLOURS } from './colours';
+import { PIPELINE_COLOURS } from '../pipelines/registry';
 import type { EngineOption } from './engines';
 import { countOf } from '../format/numbers';
 

@@ -11,61 +11,41 @@
  * stored but the price table (library settings): a comparison lasts until the next one.
  */
 import { useCallback, useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
-import type { AbortSignalLike } from '../../core/abort';
 import {
   agreementOf,
   COMPARE_PIPELINE_NAMES,
   COMPARE_PIPELINES,
+  COMPARE_SUMMARIES,
   fragmentsUsed,
-  normalizePriceTable,
-  plainRetrievalLibrary,
   runScheduled,
+  runsAs,
   type ComparePipelineId,
-  type PriceEntry,
 } from '../../core/compare';
 import { fragmentLocation } from '../../core/pipelines/library';
-import type {
-  PipelineEmbedder,
-  PipelineLibrary,
-  PipelineReranker,
-} from '../../core/pipelines/types';
+import { defaultPipelineSettings, type PipelineSettings } from '../../core/pipelines/registry';
+import type { PipelineLibrary } from '../../core/pipelines/types';
 import type { SettingsStore } from '../../llm/keys';
-import { pipelineLlm } from '../../llm/pipeline-llm';
 import type { LlmError } from '../../llm/types';
-import { loadCrossEncoder } from '../../models/cross-encoder';
 import type { RunDocument } from '../../workers/retrieval-types';
 import { useEngine } from '../answer/useEngine';
-import { pipelineLibraryOf } from '../pipelines/library';
+import { plainLibraryOf, requestRuns } from '../pipelines/estimate';
+import { usePipelineHelpers, usePipelineLibrary } from '../pipelines/helpers';
 import { PipelineSettingsForm } from '../pipelines/PipelineSettingsForm';
 import type { PipelinesPanelProps } from '../pipelines/PipelinesPanel';
-import { defaultPipelineSettings, runPipeline, type PipelineSettings } from '../pipelines/registry';
-import { pipelineEmbedder } from '../qrmem/embedder';
+import { runOnPage } from '../pipelines/run';
+import { RunEstimate, useCostGate } from '../pipelines/RunEstimate';
 import { AgreementView } from './AgreementView';
 import { CompareColumn, type ColumnRun } from './CompareColumn';
 import { acquireEngine, engineOptions, type EngineChoice } from './engines';
-import { PriceTable } from './PriceTable';
-import { recordingSpeed, speedKey } from '../pipelines/engine-speed';
-import { RunEstimate, useCostGate } from '../pipelines/RunEstimate';
-import { compareEstimate, registryId } from './estimate';
+import { PriceTable, usePriceTable } from './PriceTable';
 import { UsageOverlay } from './UsageOverlay';
 import './compare.css';
-
-export const PRICES_SETTING = 'compare.prices';
 
 /** What the pipelines panel gets, and where the price table is kept. */
 export interface ComparePanelProps extends PipelinesPanelProps {
   /** Where the price table is kept (the library's settings); in memory without it. */
   store?: SettingsStore;
 }
-
-const SUMMARIES: Record<ComparePipelineId, string> = {
-  fragrel: 'The fragments FragRel selected (relations on), one call.',
-  plain:
-    'The baseline: the same one call, on the fragments selected by the independent score alone (alpha = 0).',
-  longrag: 'Retrieve, rerank, extract and filter, then answer (up to k + 3 calls).',
-  segment: 'A note per segment, filtered and merged, then answer (one call per segment and more).',
-  qrmem: 'An entity graph built for the question and navigated (many calls: prefer an API).',
-};
 
 interface Comparison {
   seq: number;
@@ -75,16 +55,8 @@ interface Comparison {
   columns: ColumnRun[];
 }
 
-export function ComparePanel({
-  result,
-  sources,
-  kindOf,
-  onCite,
-  hubHost,
-  embedder,
-  memory,
-  store,
-}: ComparePanelProps) {
+export function ComparePanel(props: ComparePanelProps) {
+  const { result, onCite, hubHost, embedder, memory, store } = props;
   const engine = useEngine();
   const [ticked, setTicked] = useState<ReadonlySet<ComparePipelineId>>(
     () => new Set<ComparePipelineId>(['fragrel', 'plain', 'longrag']),
@@ -93,12 +65,11 @@ export function ComparePanel({
   const [settingsOf, setSettingsOf] = useState<
     Partial<Record<ComparePipelineId, PipelineSettings>>
   >({});
-  const [rerankerId, setRerankerId] = useState('');
-  const [prices, setPrices] = useState<PriceEntry[]>(() => normalizePriceTable(undefined));
+  const helpers = usePipelineHelpers(false, hubHost, embedder);
+  const [prices, changePrices] = usePriceTable(store);
   const [comparison, setComparison] = useState<Comparison | null>(null);
   const controllers = useRef(new Map<ComparePipelineId, AbortController>());
   const seqRef = useRef(0);
-  const reranker = useRef<{ id: string; model: Promise<PipelineReranker> } | null>(null);
   const [now, setNow] = useState(0);
   const [open, setOpen] = useState(false);
   const gate = useCostGate();
@@ -109,36 +80,8 @@ export function ComparePanel({
   }, []);
   useEffect(() => stopAll, [stopAll]);
 
-  // The price table, once from the library's settings.
-  const pricesLoaded = useRef(false);
-  useEffect(() => {
-    if (!store) return;
-    let live = true;
-    void store
-      .getSetting<unknown>(PRICES_SETTING, null)
-      .then((stored) => {
-        if (live && stored !== null) setPrices(normalizePriceTable(stored));
-      })
-      .catch((e: Error) => console.warn('The price table could not be read:', e.message))
-      .finally(() => {
-        pricesLoaded.current = true;
-      });
-    return () => {
-      live = false;
-    };
-  }, [store]);
-  const changePrices = (next: PriceEntry[]) => {
-    setPrices(next);
-    if (store && pricesLoaded.current)
-      void store.setSetting(PRICES_SETTING, next).catch((e: Error) => {
-        console.warn('The price table could not be saved:', e.message);
-      });
-  };
+  const library = usePipelineLibrary(props);
 
-  const library = useMemo(
-    () => (result ? pipelineLibraryOf(result, sources, kindOf) : null),
-    [result, sources, kindOf],
-  );
   const options = engineOptions(engine);
   const chosen = COMPARE_PIPELINES.filter((p) => ticked.has(p));
   const running = comparison?.columns.some((c) => isBusy(c.status)) ?? false;
@@ -162,11 +105,7 @@ export function ComparePanel({
     if (!result || !library) return;
     stopAll();
     const seq = ++seqRef.current;
-    const plain = plainRetrievalLibrary(library, {
-      costs: result.costs,
-      budget: result.budget,
-      ...(result.maxSelected !== undefined ? { maxSelected: result.maxSelected } : {}),
-    });
+    const plain = plainLibraryOf(library, result);
     const columns: ColumnRun[] = chosen.map((pipeline) => {
       const option = options.find((o) => o.id === (engineOf[pipeline] ?? 'current')) ?? options[0];
       return {
@@ -224,65 +163,26 @@ export function ComparePanel({
       update(pipeline, { status: 'loading' });
       const acquired = await acquireEngine(engine, column.engine.id, signal);
       if (!('generate' in acquired)) return fail(pipeline, signal, acquired);
-      let loadedReranker: PipelineReranker | undefined;
-      if (pipeline === 'longrag' && rerankerId) {
-        try {
-          // One load shared by the runs that need it (a promise, so two columns wait on one).
-          if (reranker.current?.id !== rerankerId)
-            reranker.current = {
-              id: rerankerId,
-              model: loadCrossEncoder(rerankerId, hubHost),
-            };
-          loadedReranker = await reranker.current.model;
-        } catch (e) {
-          reranker.current = null;
-          return fail(pipeline, signal, {
-            code: 'model-load',
-            message: `The cross-encoder ${rerankerId} could not be loaded. Check its id, or clear the field to rerank by the retrieval score.`,
-            detail: (e as Error).message,
-          });
-        }
-      }
-      let loadedEmbedder: PipelineEmbedder | undefined;
-      if (pipeline === 'qrmem') {
-        try {
-          loadedEmbedder = await pipelineEmbedder(embedder, signal);
-        } catch (e) {
-          return fail(pipeline, signal, {
-            code: 'model-load',
-            message:
-              "The library's embedder could not be loaded, and QRMeM needs it for the similarity of edges.",
-            detail: (e as Error).message,
-          });
-        }
-      }
+      // One cross-encoder kept for the columns and comparisons that use it (hub: the library's).
+      const loaded = await helpers.load([runsAs(pipeline)], signal);
+      if (!loaded.ok) return fail(pipeline, signal, loaded.error);
       if (signal.aborted) return update(pipeline, { status: 'stopped', endedAt: Date.now() });
       update(pipeline, { status: 'running', startedAt: Date.now() });
-      const settings = settingsOf[pipeline] ?? defaultPipelineSettings;
       try {
-        const output = await runPipeline(
-          registryId(pipeline),
-          {
-            question: result.question,
-            library: pipeline === 'plain' ? plain : library,
-            // Each answer's speed is kept for the next estimate on this engine.
-            llm: pipelineLlm(
-              recordingSpeed(acquired, speedKey(column.engine.kind, column.engine.model)),
-            ),
-            ...(loadedReranker ? { reranker: loadedReranker } : {}),
-            ...(loadedEmbedder ? { embedder: loadedEmbedder } : {}),
-            ...(memory ? { memory } : {}),
-            signal,
-            onProgress: (progress) => update(pipeline, { progress }),
-            sleep: wait,
-            onAnswerToken: (piece) => update(pipeline, (c) => ({ text: c.text + piece })),
-          },
-          {
-            ...settings,
-            // As the pipelines panel: FragRel answers at the engine's temperature.
-            fragrel: { ...settings.fragrel, temperature: engine.settings.temperature },
-          },
-        );
+        const output = await runOnPage({
+          pipeline: runsAs(pipeline),
+          question: result.question,
+          library: pipeline === 'plain' ? plain : library,
+          engine: acquired,
+          speedOf: column.engine,
+          helpers: loaded.helpers,
+          ...(memory ? { memory } : {}),
+          settings: settingsOf[pipeline] ?? defaultPipelineSettings,
+          temperature: engine.settings.temperature,
+          signal,
+          onProgress: (progress) => update(pipeline, { progress }),
+          onAnswerToken: (piece) => update(pipeline, (c) => ({ text: c.text + piece })),
+        });
         update(pipeline, {
           status: output.status,
           output,
@@ -304,34 +204,14 @@ export function ComparePanel({
       columns.map((c) => ({ lane: c.engine.local ? 'in-browser' : null, run: () => runColumn(c) })),
     );
     if (controllers.current === mine) controllers.current = new Map();
-  }, [
-    chosen,
-    embedder,
-    engine,
-    engineOf,
-    hubHost,
-    library,
-    memory,
-    options,
-    rerankerId,
-    result,
-    settingsOf,
-    stopAll,
-  ]);
+  }, [chosen, engine, engineOf, helpers, library, memory, options, result, settingsOf, stopAll]);
 
   // Before anything is sent: each column's calls and tokens by a dry run (estimate.ts), then the
   // comparison, or the question above the threshold (the columns' calls added up).
   const requestCompare = () => {
     if (!result || !library) return;
-    const signal = new AbortController().signal;
-    void gate.request(
-      () =>
-        compareEstimate(
-          { chosen, options, engineOf, settingsOf, engine, result, library, embedder },
-          signal,
-        ),
-      () => void start(),
-    );
+    const input = { chosen, options, engineOf, settingsOf, engine, result, library, embedder };
+    requestRuns(gate, { ...input, models: helpers.models }, start);
   };
 
   const agreement = useMemo(() => {
@@ -380,7 +260,7 @@ export function ComparePanel({
                       />{' '}
                       <strong>{COMPARE_PIPELINE_NAMES[p]}</strong>
                     </label>{' '}
-                    <span className="stats">{SUMMARIES[p]}</span>
+                    <span className="stats">{COMPARE_SUMMARIES[p]}</span>
                     {ticked.has(p) && (
                       <div className="compare__choice-settings">
                         <label className="engine__row">
@@ -400,12 +280,11 @@ export function ComparePanel({
                         </label>
                         <SettingsDisclosure title={`Settings of ${COMPARE_PIPELINE_NAMES[p]}`}>
                           <PipelineSettingsForm
-                            pipeline={registryId(p)}
+                            pipeline={runsAs(p)}
                             settings={settingsOf[p] ?? defaultPipelineSettings}
                             onChange={(next) => setSettingsOf((m) => ({ ...m, [p]: next }))}
                             disabled={running}
-                            reranker={rerankerId}
-                            onReranker={setRerankerId}
+                            reranker={helpers.reranker}
                           />
                         </SettingsDisclosure>
                       </div>
@@ -489,17 +368,4 @@ function SettingsDisclosure({ title, children }: { title: string; children: Reac
 
 export function isBusy(status: ColumnRun['status']): boolean {
   return status === 'waiting' || status === 'loading' || status === 'running';
-}
-
-/** Waits `ms`, or less when the run is stopped (the pipelines' retry back-off). */
-function wait(ms: number, signal: AbortSignalLike): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -3,8 +3,76 @@
  * output tokens per API model. The defaults are list prices, labelled as estimates; the person
  * edits, adds or removes rows, or goes back to the defaults.
  */
-import { DEFAULT_PRICES, PRICES_CHECKED, type PriceEntry } from '../../core/compare';
+import { useEffect, useRef, useState } from 'react';
+import {
+  DEFAULT_PRICES,
+  normalizePriceTable,
+  PRICES_CHECKED,
+  type PriceEntry,
+} from '../../core/compare';
+import type { SettingsStore } from '../../llm/keys';
 import { ENGINE_LABELS } from '../../llm/settings';
+
+/** Where the price table is kept in the library's settings. */
+export const PRICES_SETTING = 'compare.prices';
+
+/**
+ * The price table, read once from the library's settings and saved there on each change (once
+ * read); in memory without a store.
+ */
+export function usePriceTable(
+  store: SettingsStore | undefined,
+): [PriceEntry[], (next: PriceEntry[]) => void] {
+  const [prices, setPrices] = useState<PriceEntry[]>(() => normalizePriceTable(undefined));
+  const loaded = useRef(false);
+  useEffect(() => {
+    if (!store) return;
+    let live = true;
+    void store
+      .getSetting<unknown>(PRICES_SETTING, null)
+      .then((stored) => {
+        if (live && stored !== null) setPrices(normalizePriceTable(stored));
+      })
+      .catch((e: Error) => console.warn('The price table could not be read:', e.message))
+      .finally(() => {
+        loaded.current = true;
+      });
+    return () => {
+      live = false;
+    };
+  }, [store]);
+  const change = (next: PriceEntry[]) => {
+    setPrices(next);
+    if (store && loaded.current)
+      void store.setSetting(PRICES_SETTING, next).catch((e: Error) => {
+        console.warn('The price table could not be saved:', e.message);
+      });
+  };
+  return [prices, change];
+}
+
+function PriceCell({
+  label,
+  value,
+  onChange,
+}: {
+  label: string;
+  value: number;
+  onChange: (v: number) => void;
+}) {
+  return (
+    <td>
+      <input
+        type="number"
+        min={0}
+        step="any"
+        aria-label={label}
+        value={value}
+        onChange={(e) => onChange(e.target.valueAsNumber)}
+      />
+    </td>
+  );
+}
 
 export function PriceTable({
   prices,
@@ -64,26 +132,16 @@ export function PriceTable({
                       onChange={(e) => set(k, { model: e.target.value })}
                     />
                   </td>
-                  <td>
-                    <input
-                      type="number"
-                      min={0}
-                      step="any"
-                      aria-label={`Dollars per million input tokens, row ${k + 1}`}
-                      value={p.inputPerMillion}
-                      onChange={(e) => price(k, 'inputPerMillion', e.target.valueAsNumber)}
-                    />
-                  </td>
-                  <td>
-                    <input
-                      type="number"
-                      min={0}
-                      step="any"
-                      aria-label={`Dollars per million output tokens, row ${k + 1}`}
-                      value={p.outputPerMillion}
-                      onChange={(e) => price(k, 'outputPerMillion', e.target.valueAsNumber)}
-                    />
-                  </td>
+                  <PriceCell
+                    label={`Dollars per million input tokens, row ${k + 1}`}
+                    value={p.inputPerMillion}
+                    onChange={(v) => price(k, 'inputPerMillion', v)}
+                  />
+                  <PriceCell
+                    label={`Dollars per million output tokens, row ${k + 1}`}
+                    value={p.outputPerMillion}
+                    onChange={(v) => price(k, 'outputPerMillion', v)}
+                  />
                   <td>
                     <button
                       type="button"

@@ -7,7 +7,7 @@
  */
 import { COMPARE_PIPELINE_NAMES, type ComparePipelineId } from '../../core/compare';
 import type { RunDocument } from '../../workers/retrieval-types';
-import { PIPELINE_COLOURS } from './colours';
+import { PIPELINE_COLOURS } from '../pipelines/registry';
 import { countOf } from '../format/numbers';
 
 const W = 1000;

@@ -5,15 +5,17 @@
  * model, and loading a second one to compare would evict the first.
  */
 import type { EngineState } from '../answer/useEngine';
+import { settingsModel, type ApiEngineKind } from '../../llm/engines';
 import {
   apiSettingsProblem,
   createApiEngine,
+  ENGINE_KINDS,
   ENGINE_LABELS,
   isApiEngine,
 } from '../../llm/settings';
 import type { EngineKind, LlmEngine, LlmError } from '../../llm/types';
 
-export type EngineChoice = 'current' | 'openai' | 'anthropic';
+export type EngineChoice = 'current' | ApiEngineKind;
 
 export interface EngineOption {
   id: EngineChoice;
@@ -27,11 +29,11 @@ export interface EngineOption {
   problem: string | null;
 }
 
+/** The model's name for people and the price table: a GGUF model by its file's name. */
 function modelOf(engine: EngineState, kind: EngineKind): string {
   const s = engine.settings;
-  if (isApiEngine(kind)) return s[kind].model;
-  if (kind === 'webllm') return s.webllm.modelId;
-  return engine.ggufFile?.name ?? s.wllama.url.split('/').pop() ?? '';
+  if (kind === 'wllama') return engine.ggufFile?.name ?? s.wllama.url.split('/').pop() ?? '';
+  return settingsModel(kind, s);
 }
 
 export function engineOptions(engine: EngineState): EngineOption[] {
@@ -44,7 +46,7 @@ export function engineOptions(engine: EngineState): EngineOption[] {
     local: !isApiEngine(kind),
     problem: engine.problem,
   };
-  const others: EngineOption[] = (['openai', 'anthropic'] as const)
+  const others: EngineOption[] = ENGINE_KINDS.filter(isApiEngine)
     .filter(
       (k) =>
         k !== kind && !apiSettingsProblem(engine.settings[k]) && engine.keyFor(k).trim() !== '',

@@ -29,10 +29,19 @@ import {
   type CostEstimate,
 } from '../../core/eval/answer-run';
 import type { BenchmarkItem } from '../../core/eval/datasets';
-import type { PipelineEmbedder, PipelineReranker } from '../../core/pipelines/types';
+import {
+  defaultPipelineSettings,
+  PIPELINE_IDS,
+  PIPELINES,
+  pipelineName,
+  runPipeline,
+  type PipelineId,
+  type PipelineSettings,
+  isPipelineId,
+} from '../../core/pipelines/registry';
+import { settingsModel } from '../../llm/engines';
 import { isApiEngine } from '../../llm/settings';
 import { pipelineLlm } from '../../llm/pipeline-llm';
-import { loadCrossEncoder } from '../../models/cross-encoder';
 import {
   listAnswerResults,
   putAnswerResult,
@@ -42,81 +51,30 @@ import {
 } from '../../store/eval-runs';
 import type { EvalRunRecord, LibraryDb } from '../../store/schema';
 import { SharedEngineSettings, useEngine, type EngineState } from '../answer/useEngine';
+import { usePipelineHelpers, type PipelineHelpers } from '../pipelines/helpers';
+import { PIPELINE_VIEWS } from '../pipelines/registry';
 import { PipelineSettingsForm } from '../pipelines/PipelineSettingsForm';
-import {
-  defaultPipelineSettings,
-  PIPELINE_NAMES,
-  runPipeline,
-  type PipelineId,
-  type PipelineSettings,
-} from '../pipelines/registry';
-import { pipelineEmbedder } from '../qrmem/embedder';
+import { AnswerEstimateTable, AnswerScoreTable } from './AnswerTables';
 import { answerCsv, answerRunJson, type AnswerRunSettings } from './answer-export';
 import { download } from './download';
 
-const OFFERED: PipelineId[] = ['fragrel', 'longrag', 'segment', 'qrmem'];
-
-/** What a pipeline run needs besides the LLM: loaded once per run, only when a pipeline uses it. */
-interface Helpers {
-  embedder?: PipelineEmbedder;
-  reranker?: PipelineReranker;
-}
-
 const runnerOf =
-  (id: PipelineId, settings: PipelineSettings, helpers: Helpers): AnswerPipeline =>
+  (id: PipelineId, settings: PipelineSettings, helpers: PipelineHelpers): AnswerPipeline =>
   (input) =>
-    runPipeline(
-      id,
-      {
-        ...input,
-        ...(id === 'qrmem' && helpers.embedder ? { embedder: helpers.embedder } : {}),
-        ...(id === 'longrag' && helpers.reranker ? { reranker: helpers.reranker } : {}),
-      },
-      settings,
-    );
-
-/**
- * QRMeM's embedder (the offline GloVe vectors, as the evaluation grid's dense scorer) and
- * LongRAG's cross-encoder when one is named; an error in words when one cannot be loaded.
- */
-async function loadHelpers(
-  pipelines: readonly string[],
-  rerankerId: string,
-  signal: AbortSignal,
-): Promise<Helpers | string> {
-  const helpers: Helpers = {};
-  if (pipelines.includes('qrmem')) {
-    try {
-      helpers.embedder = await pipelineEmbedder(undefined, signal);
-    } catch (e) {
-      return `The GloVe embedder could not be loaded, and QRMeM needs it for the similarity of edges: ${(e as Error).message}`;
-    }
-  }
-  if (pipelines.includes('longrag') && rerankerId) {
-    try {
-      helpers.reranker = await loadCrossEncoder(rerankerId, undefined, signal);
-    } catch (e) {
-      return `The cross-encoder ${rerankerId} could not be loaded (${(e as Error).message}). Clear its field to rerank by the retrieval score.`;
-    }
-  }
-  return helpers;
-}
+    runPipeline(id, { ...input, ...helpers }, settings);
 
 function engineOf(engine: EngineState): AnswerRunEngine {
-  const s = engine.settings;
-  if (isApiEngine(s.kind)) {
-    return {
-      kind: s.kind,
-      model: s[s.kind].model,
-      baseUrl: s[s.kind].baseUrl,
-      contextLimit: engine.contextLimit,
-    };
-  }
-  const model = s.kind === 'wllama' ? s.wllama.url : s.webllm.modelId;
-  return { kind: s.kind, model, contextLimit: engine.contextLimit };
+  const { kind } = engine.settings;
+  return {
+    kind,
+    model: settingsModel(kind, engine.settings),
+    ...(isApiEngine(kind) ? { baseUrl: engine.settings[kind].baseUrl } : {}),
+    contextLimit: engine.contextLimit,
+  };
 }
 
-const pct = (x: number) => (100 * x).toFixed(1);
+const helperError = (e: { message: string; detail?: string }) =>
+  e.detail ? `${e.message} (${e.detail})` : e.message;
 
 export interface AnswerEvalProps {
   items: BenchmarkItem[];
@@ -141,7 +99,8 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
   );
   const [pipelines, setPipelines] = useState<PipelineId[]>(['fragrel']);
   const [settings, setSettings] = useState<PipelineSettings>(defaultPipelineSettings);
-  const [rerankerId, setRerankerId] = useState('');
+  // QRMeM's embedder is the offline GloVe vectors here, as the evaluation grid's.
+  const helpers = usePipelineHelpers(false);
   const [sample, setSample] = useState('3');
   const [estimate, setEstimate] = useState<{
     key: string;
@@ -174,6 +133,7 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
   const chosen = scorable.slice(0, n);
   const key = `${pipelines.join(',')}|${n}|${engine.contextLimit}|${JSON.stringify(settings)}`;
   const estimated = estimate?.key === key ? estimate : null;
+  const form = { settings, onChange: setSettings, disabled: running, reranker: helpers.reranker };
 
   /** Ask what `target` has not stored yet; each answer is stored before the next is asked. */
   const execute = useCallback(
@@ -212,16 +172,16 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
           if (acquired.code !== 'aborted') setError(acquired.message);
           return finish('paused');
         }
-        const helpers = await loadHelpers(spec.pipelines, rerankerId, ctrl.signal);
-        if (typeof helpers === 'string') {
-          setError(helpers);
+        const loaded = await helpers.load(spec.pipelines.filter(isPipelineId), ctrl.signal);
+        if (!loaded.ok) {
+          setError(helperError(loaded.error));
           return finish('paused');
         }
         const runSettings = (target.settings as AnswerRunSettings).pipelineSettings;
         const pipelineSettings = { ...defaultPipelineSettings, ...runSettings } as PipelineSettings;
         await askAnswerPairs({
           pairs: pending.pairs,
-          runnerOf: (id) => runnerOf(id as PipelineId, pipelineSettings, helpers),
+          runnerOf: (id) => runnerOf(id as PipelineId, pipelineSettings, loaded.helpers),
           llm: pipelineLlm(acquired),
           options: spec.options,
           signal: ctrl.signal,
@@ -240,7 +200,7 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
         await finish('failed', (e as Error).message);
       }
     },
-    [db, engine, items, onRunsChanged, rerankerId],
+    [db, engine, helpers, items, onRunsChanged],
   );
 
   if (scorable.length === 0) {
@@ -257,15 +217,16 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
     setEstimating(true);
     const ctrl = new AbortController();
     try {
-      const helpers = await loadHelpers(pipelines, '', ctrl.signal);
-      if (typeof helpers === 'string') {
-        setError(helpers);
+      // The dry run needs no cross-encoder.
+      const loaded = await helpers.models.load(pipelines, { rerankerId: '' }, ctrl.signal);
+      if (!loaded.ok) {
+        setError(helperError(loaded.error));
         return;
       }
       const rows = [];
       for (const id of pipelines) {
         const cost = await estimateCost(
-          runnerOf(id, settings, helpers),
+          runnerOf(id, settings, loaded.helpers),
           chosen[0],
           n,
           engine.contextLimit,
@@ -343,7 +304,7 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
       <SharedEngineSettings busy={running} />
       <fieldset className="eval-grid-like">
         <legend>Pipelines</legend>
-        {OFFERED.map((id) => (
+        {PIPELINE_IDS.map((id) => (
           <div key={id} className="eval-pipeline">
             <label>
               <input
@@ -353,30 +314,19 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
                 onChange={(e) =>
                   setPipelines((all) =>
                     e.target.checked
-                      ? OFFERED.filter((x) => x === id || all.includes(x))
+                      ? PIPELINE_IDS.filter((x) => x === id || all.includes(x))
                       : all.filter((x) => x !== id),
                   )
                 }
               />{' '}
-              {PIPELINE_NAMES[id]}
+              {PIPELINES[id].name}
             </label>
             {pipelines.includes(id) && (
               <details>
-                <summary>Settings of {PIPELINE_NAMES[id]}</summary>
-                <PipelineSettingsForm
-                  pipeline={id}
-                  settings={settings}
-                  onChange={setSettings}
-                  disabled={running}
-                  reranker={rerankerId}
-                  onReranker={setRerankerId}
-                />
-                {id === 'qrmem' && (
-                  <p className="eval-note">
-                    QRMeM measures edge similarity with the offline GloVe vectors here, and builds
-                    each document’s memory again for every question (nothing is kept between
-                    questions).
-                  </p>
+                <summary>Settings of {PIPELINES[id].name}</summary>
+                <PipelineSettingsForm pipeline={id} {...form} />
+                {PIPELINE_VIEWS[id].evalNote && (
+                  <p className="eval-note">{PIPELINE_VIEWS[id].evalNote}</p>
                 )}
               </details>
             )}
@@ -412,33 +362,7 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
         </button>
       </p>
       {engine.problem && <p className="eval-error">{engine.problem}</p>}
-      {estimated && (
-        <table className="eval-table" data-testid="answer-estimate">
-          <caption>
-            Estimated cost for {n} questions: a dry run of each pipeline on the first question (a
-            stand-in model, tokens counted as words), times {n}. A floor for SEGMENT+ and QRMeM,
-            whose rounds depend on the answers.
-          </caption>
-          <thead>
-            <tr>
-              <th scope="col">pipeline</th>
-              <th scope="col">LLM calls</th>
-              <th scope="col">tokens in</th>
-              <th scope="col">tokens out</th>
-            </tr>
-          </thead>
-          <tbody>
-            {estimated.rows.map((r) => (
-              <tr key={r.id} data-pipeline={r.id}>
-                <th scope="row">{PIPELINE_NAMES[r.id]}</th>
-                <td className="eval-num">{r.cost.calls}</td>
-                <td className="eval-num">{r.cost.tokensIn}</td>
-                <td className="eval-num">{r.cost.tokensOut}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {estimated && <AnswerEstimateTable n={n} rows={estimated.rows} />}
       {error && (
         <p className="eval-error" role="alert" data-testid="answer-error">
           {error}
@@ -447,8 +371,7 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
       {run && runSpec && runSettings && (
         <div data-testid="answer-run" data-status={running ? 'running' : run.status}>
           <h3>
-            Answer run on {run.fileName}:{' '}
-            {runSpec.pipelines.map((p) => PIPELINE_NAMES[p as PipelineId] ?? p).join(', ')} ·{' '}
+            Answer run on {run.fileName}: {runSpec.pipelines.map(pipelineName).join(', ')} ·{' '}
             {runSettings.engine.model || runSettings.engine.kind}
           </h3>
           <p>
@@ -487,77 +410,37 @@ export function AnswerEval({ items, files, format, db, shown, onRunsChanged }: A
                 </button>
               )
             )}
-            <button
-              type="button"
-              disabled={answers.length === 0}
-              onClick={() =>
-                download(
-                  `${base}-answers.csv`,
-                  'text/csv',
-                  answerCsv(runSpec, runSettings, answers),
-                )
-              }
-            >
-              Export answers CSV
-            </button>
-            <button
-              type="button"
-              disabled={answers.length === 0}
-              onClick={() =>
-                download(
-                  `${base}-answers.json`,
+            {(
+              [
+                ['CSV', 'csv', 'text/csv', () => answerCsv(runSpec, runSettings, answers)],
+                [
+                  'JSON',
+                  'json',
                   'application/json',
-                  answerRunJson(run, format, summary, answers),
-                )
-              }
-            >
-              Export answers JSON
-            </button>
+                  () => answerRunJson(run, format, summary, answers),
+                ],
+              ] as const
+            ).map(([label, ext, type, text]) => (
+              <button
+                key={ext}
+                type="button"
+                disabled={answers.length === 0}
+                onClick={() => download(`${base}-answers.${ext}`, type, text())}
+              >
+                Export answers {label}
+              </button>
+            ))}
           </p>
         </div>
       )}
-      {summary.length > 0 && (
-        <table className="eval-table" data-testid="answer-table">
-          <caption>Answer scores (%) per pipeline, with the calls and tokens the run used.</caption>
-          <thead>
-            <tr>
-              <th scope="col">pipeline</th>
-              <th scope="col">answers</th>
-              <th scope="col">failed</th>
-              <th scope="col">F1</th>
-              <th scope="col">EM</th>
-              <th scope="col">contain</th>
-              <th scope="col">letter accuracy</th>
-              <th scope="col">calls</th>
-              <th scope="col">tokens in / out</th>
-            </tr>
-          </thead>
-          <tbody>
-            {summary.map((s) => (
-              <tr key={s.pipeline} data-pipeline={s.pipeline}>
-                <th scope="row">{PIPELINE_NAMES[s.pipeline as PipelineId] ?? s.pipeline}</th>
-                <td className="eval-num">{s.questions}</td>
-                <td className="eval-num">{s.failed}</td>
-                <td className="eval-num">{pct(s.f1)}</td>
-                <td className="eval-num">{pct(s.em)}</td>
-                <td className="eval-num">{pct(s.contain)}</td>
-                <td className="eval-num">{s.letter === null ? '—' : pct(s.letter)}</td>
-                <td className="eval-num">{s.calls}</td>
-                <td className="eval-num">
-                  {s.tokensIn} / {s.tokensOut}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {summary.length > 0 && <AnswerScoreTable summary={summary} />}
       {answers.length > 0 && (
         <details>
           <summary>Every answer</summary>
           <ol className="eval-answers">
             {answers.map((r) => (
               <li key={`${r.pipeline}|${r.question}`}>
-                {PIPELINE_NAMES[r.pipeline as PipelineId] ?? r.pipeline} on {r.question}:{' '}
+                {pipelineName(r.pipeline)} on {r.question}:{' '}
                 {r.status === 'done' ? r.answer : `${r.status}${r.error ? `: ${r.error}` : ''}`}
               </li>
             ))}

@@ -9,6 +9,7 @@ import type { AnswerSummary } from '../../core/eval/answer-run';
 import type { StoredAnswer } from '../../store/eval-runs';
 import type { EvalRunRecord } from '../../store/schema';
 import { toCsv } from './csv';
+import { runExportHead, type RunExportHead } from './export';
 
 /** What an answer run keeps in its record's `settings`. */
 export interface AnswerRunSettings {
@@ -70,13 +71,7 @@ export function answerCsv(
   return toCsv(ANSWER_CSV_HEADER, data);
 }
 
-export interface AnswerRunExport {
-  kind: 'fragrel-lens answer evaluation run';
-  version: 1;
-  file: string;
-  format: string;
-  createdAt: string;
-  status: EvalRunRecord['status'];
+export interface AnswerRunExport extends RunExportHead<'fragrel-lens answer evaluation run'> {
   spec: AnswerRunSpec;
   settings: AnswerRunSettings;
   summary: AnswerSummary[];
@@ -90,12 +85,7 @@ export function answerRunJson(
   answers: readonly StoredAnswer[],
 ): string {
   const out: AnswerRunExport = {
-    kind: 'fragrel-lens answer evaluation run',
-    version: 1,
-    file: run.fileName,
-    format,
-    createdAt: new Date(run.createdAt).toISOString(),
-    status: run.status,
+    ...runExportHead('fragrel-lens answer evaluation run', run, format),
     spec: run.spec as AnswerRunSpec,
     settings: run.settings as AnswerRunSettings,
     summary,

@@ -65,13 +65,32 @@ export function summaryCsv(
   return toCsv(CSV_HEADER, data);
 }
 
-export interface RunExport {
-  kind: 'fragrel-lens evaluation run';
+/** What every exported run begins with: what it is, its file, when and how it ended. */
+export interface RunExportHead<K extends string> {
+  kind: K;
   version: 1;
   file: string;
   format: string;
   createdAt: string;
   status: EvalRunRecord['status'];
+}
+
+export function runExportHead<K extends string>(
+  kind: K,
+  run: EvalRunRecord,
+  format: string,
+): RunExportHead<K> {
+  return {
+    kind,
+    version: 1,
+    file: run.fileName,
+    format,
+    createdAt: new Date(run.createdAt).toISOString(),
+    status: run.status,
+  };
+}
+
+export interface RunExport extends RunExportHead<'fragrel-lens evaluation run'> {
   settings: EvalRunSettings;
   spec: GridSpec;
   summary: GridSummaryRow[];
@@ -85,12 +104,7 @@ export function runJson(
   results: readonly EvalResultRecord[],
 ): string {
   const out: RunExport = {
-    kind: 'fragrel-lens evaluation run',
-    version: 1,
-    file: run.fileName,
-    format,
-    createdAt: new Date(run.createdAt).toISOString(),
-    status: run.status,
+    ...runExportHead('fragrel-lens evaluation run', run, format),
     settings: run.settings as EvalRunSettings,
     spec: run.spec as GridSpec,
     summary,

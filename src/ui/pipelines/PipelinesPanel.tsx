@@ -4,40 +4,29 @@
  * its trace. Its own component, so the page layout can place it anywhere.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import type { AbortSignalLike } from '../../core/abort';
-import type {
-  PipelineEmbedder,
-  PipelineMemory,
-  PipelineOutput,
-  PipelineProgress,
-  PipelineReranker,
-} from '../../core/pipelines/types';
+import {
+  defaultPipelineSettings,
+  PIPELINE_IDS,
+  PIPELINES,
+  type PipelineId,
+  type PipelineSettings,
+} from '../../core/pipelines/registry';
+import type { PipelineMemory, PipelineOutput, PipelineProgress } from '../../core/pipelines/types';
 import type { PromptSource } from '../../core/prompt';
 import type { TextKind } from '../../core/types';
-import { pipelineLlm } from '../../llm/pipeline-llm';
-import { withCountCache } from '../../core/pipelines/count-cache';
-import { loadCrossEncoder } from '../../models/cross-encoder';
 import type { EmbedderSpec } from '../../models/embedder';
-import { pipelineEmbedder } from '../qrmem/embedder';
 import type { LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
 import { useEngine } from '../answer/useEngine';
-import { pipelineLibraryOf } from './library';
-import { PipelineSettingsForm } from './PipelineSettingsForm';
-import {
-  defaultPipelineSettings,
-  PIPELINE_NAMES,
-  PIPELINE_SUMMARIES,
-  runPipeline,
-  type PipelineId,
-  type PipelineSettings,
-} from './registry';
-import { TraceView } from './TraceView';
-import { dryRunCost, type AnswerPipeline } from '../../core/eval/answer-run';
+import { ErrorBox } from '../components/ErrorBox';
 import { engineOptions } from '../compare/engines';
-import { recordingSpeed, speedKey } from './engine-speed';
+import { requestRuns } from './estimate';
+import { usePipelineHelpers, usePipelineLibrary } from './helpers';
+import { PipelineSettingsForm } from './PipelineSettingsForm';
+import { runOnPage } from './run';
 import { RunEstimate, useCostGate } from './RunEstimate';
+import { TraceView } from './TraceView';
 import './pipelines.css';
 
 export interface PipelinesPanelProps {
@@ -65,24 +54,13 @@ interface Run {
   error: LlmError | null;
 }
 
-export function PipelinesPanel({
-  result,
-  sources,
-  kindOf,
-  onCite,
-  hubHost,
-  embedder,
-  memory,
-}: PipelinesPanelProps) {
+export function PipelinesPanel(props: PipelinesPanelProps) {
+  const { result, onCite, hubHost, embedder, memory } = props;
   const engine = useEngine();
   const [pipeline, setPipeline] = useState<PipelineId>('longrag');
   const [settings, setSettings] = useState<PipelineSettings>(defaultPipelineSettings);
   const [run, setRun] = useState<Run | null>(null);
-  const [rerankerId, setRerankerId] = useState('');
-  // '' = the library's hub host; a mirror in the hub's layout works too.
-  const [rerankerHost, setRerankerHost] = useState('');
-  // A loaded cross-encoder is kept for the next runs, by its id.
-  const reranker = useRef<{ id: string; model: PipelineReranker } | null>(null);
+  const helpers = usePipelineHelpers(true, hubHost, embedder);
   const abort = useRef<AbortController | null>(null);
   const runId = useRef(0);
   const gate = useCostGate();
@@ -90,22 +68,24 @@ export function PipelinesPanel({
   const current = engineOptions(engine)[0];
   useEffect(() => () => abort.current?.abort(), []);
 
-  const library = useMemo(
-    () => (result ? pipelineLibraryOf(result, sources, kindOf) : null),
-    [result, sources, kindOf],
-  );
+  const library = usePipelineLibrary(props);
+
   const busy = run !== null && (run.status === 'loading' || run.status === 'running');
   const blocker = !result
     ? 'Ask a question first: the pipelines answer the question asked above.'
     : !library
       ? 'Loading the text of the documents…'
       : engine.problem;
+  const name = PIPELINES[pipeline].name;
+  // The settings form's props (the same as the evaluation page's, with this panel's state).
+  const form = { settings, onChange: setSettings, disabled: busy, reranker: helpers.reranker };
 
   const start = useCallback(async () => {
     if (!result || !library) return;
     abort.current?.abort();
     const controller = new AbortController();
     abort.current = controller;
+    const { signal } = controller;
     const id = ++runId.current;
     const update = (patch: Partial<Run> | ((r: Run) => Partial<Run>)) =>
       setRun((r) =>
@@ -121,81 +101,27 @@ export function PipelinesPanel({
       output: null,
       error: null,
     });
-    const acquired = await engine.acquire(controller.signal);
-    if (!('generate' in acquired)) {
-      update({ status: acquired.code === 'aborted' ? 'stopped' : 'error', error: acquired });
-      return;
-    }
-    let loadedReranker: PipelineReranker | undefined;
-    if (pipeline === 'longrag' && rerankerId) {
-      const host = rerankerHost || hubHost;
-      const key = `${host ?? ''}|${rerankerId}`;
-      if (reranker.current?.id !== key) {
-        try {
-          reranker.current = {
-            id: key,
-            model: await loadCrossEncoder(rerankerId, host, controller.signal),
-          };
-        } catch (e) {
-          update({
-            status: controller.signal.aborted ? 'stopped' : 'error',
-            error: {
-              code: 'model-load',
-              message: `The cross-encoder ${rerankerId} could not be loaded. Check its id, or clear the field to rerank by the retrieval score.`,
-              detail: (e as Error).message,
-            },
-          });
-          return;
-        }
-      }
-      loadedReranker = reranker.current.model;
-    }
-    let loadedEmbedder: PipelineEmbedder | undefined;
-    if (pipeline === 'qrmem') {
-      try {
-        loadedEmbedder = await pipelineEmbedder(embedder, controller.signal);
-      } catch (e) {
-        update({
-          status: controller.signal.aborted ? 'stopped' : 'error',
-          error: {
-            code: 'model-load',
-            message:
-              "The library's embedder could not be loaded, and QRMeM needs it for the similarity of edges.",
-            detail: (e as Error).message,
-          },
-        });
-        return;
-      }
-    }
+    const stopped = (error: LlmError) =>
+      update({ status: signal.aborted || error.code === 'aborted' ? 'stopped' : 'error', error });
+    const acquired = await engine.acquire(signal);
+    if (!('generate' in acquired)) return stopped(acquired);
+    const loaded = await helpers.load([pipeline], signal);
+    if (!loaded.ok) return stopped(loaded.error);
     update({ status: 'running' });
-    const output = await runPipeline(
+    const output = await runOnPage({
       pipeline,
-      {
-        question: result.question,
-        library,
-        // Counts remembered per text for the run: in-browser engines count by reading the text.
-        // Each answer's speed is kept for the next estimate on this engine.
-        llm: withCountCache(
-          pipelineLlm(recordingSpeed(acquired, speedKey(current.kind, current.model))),
-        ),
-        ...(loadedReranker ? { reranker: loadedReranker } : {}),
-        ...(loadedEmbedder ? { embedder: loadedEmbedder } : {}),
-        ...(memory ? { memory } : {}),
-        signal: controller.signal,
-        onProgress: (progress) => update({ progress }),
-        sleep: wait,
-        onAnswerToken: (piece) => update((r) => ({ text: r.text + piece })),
-      },
-      // FragRel answers as the answer panel does, at the engine's temperature when it has one
-      // (the engine settings gain it on main); LongRAG and SEGMENT+ run at 0 (PIPELINES.md).
-      {
-        ...settings,
-        fragrel: {
-          ...settings.fragrel,
-          temperature: (engine.settings as { temperature?: number }).temperature,
-        },
-      },
-    );
+      question: result.question,
+      library,
+      engine: acquired,
+      speedOf: current,
+      helpers: loaded.helpers,
+      ...(memory ? { memory } : {}),
+      settings,
+      temperature: engine.settings.temperature,
+      signal,
+      onProgress: (progress) => update({ progress }),
+      onAnswerToken: (piece) => update((r) => ({ text: r.text + piece })),
+    });
     if (abort.current === controller) abort.current = null;
     update({
       status: output.status,
@@ -203,53 +129,14 @@ export function PipelinesPanel({
       text: output.answer || '',
       error: (output.error as LlmError | undefined) ?? null,
     });
-  }, [
-    current.kind,
-    current.model,
-    embedder,
-    memory,
-    engine,
-    hubHost,
-    library,
-    pipeline,
-    rerankerId,
-    rerankerHost,
-    result,
-    settings,
-  ]);
+  }, [current, engine, helpers, library, memory, pipeline, result, settings]);
 
-  // Before anything is sent: the run's calls and tokens by a dry run (the embedder is loaded for
-  // QRMeM's, which needs it; the engine is not), then the run, or the question above the threshold.
+  // The embedder is loaded for QRMeM's dry run, which needs it; the engine is not touched.
   const requestRun = () => {
     if (!result || !library) return;
-    const controller = new AbortController();
-    void gate.request(
-      async () => {
-        const dryEmbedder =
-          pipeline === 'qrmem' ? await pipelineEmbedder(embedder, controller.signal) : undefined;
-        const runner: AnswerPipeline = (input) =>
-          runPipeline(
-            pipeline,
-            { ...input, ...(dryEmbedder ? { embedder: dryEmbedder } : {}) },
-            settings,
-          );
-        const cost = await dryRunCost(
-          runner,
-          { question: result.question, library },
-          engine.contextLimit,
-          controller.signal,
-        );
-        return [
-          {
-            label: PIPELINE_NAMES[pipeline],
-            cost,
-            floor: pipeline === 'segment' || pipeline === 'qrmem',
-            engine: current,
-          },
-        ];
-      },
-      () => void start(),
-    );
+    const one = { chosen: [pipeline], options: [current], settingsOf: { [pipeline]: settings } };
+    const { models } = helpers;
+    requestRuns(gate, { ...one, engineOf: {}, engine, result, library, embedder, models }, start);
   };
 
   const sourcesOfRun: PromptSource[] = useMemo(
@@ -270,7 +157,7 @@ export function PipelinesPanel({
       <fieldset className="engine" disabled={busy}>
         <legend>Pipeline (on the engine set above)</legend>
         <div role="radiogroup" aria-label="Pipeline" className="pipelines__choices">
-          {(Object.keys(PIPELINE_NAMES) as PipelineId[]).map((id) => (
+          {PIPELINE_IDS.map((id) => (
             <label key={id}>
               <input
                 type="radio"
@@ -279,22 +166,12 @@ export function PipelinesPanel({
                 checked={pipeline === id}
                 onChange={() => setPipeline(id)}
               />{' '}
-              {PIPELINE_NAMES[id]}
+              {PIPELINES[id].name}
             </label>
           ))}
         </div>
-        <p className="stats">{PIPELINE_SUMMARIES[pipeline]}</p>
-        <PipelineSettingsForm
-          pipeline={pipeline}
-          settings={settings}
-          onChange={setSettings}
-          disabled={busy}
-          reranker={rerankerId}
-          onReranker={setRerankerId}
-          rerankerHost={rerankerHost}
-          onRerankerHost={setRerankerHost}
-          {...(hubHost ? { defaultHost: hubHost } : {})}
-        />
+        <p className="stats">{PIPELINES[pipeline].summary}</p>
+        <PipelineSettingsForm pipeline={pipeline} {...form} />
       </fieldset>
       <div className="answer__actions">
         <button
@@ -303,7 +180,7 @@ export function PipelinesPanel({
           onClick={requestRun}
           disabled={busy || blocker !== null || gate.estimating || gate.pending}
         >
-          Run {PIPELINE_NAMES[pipeline]}
+          Run {name}
         </button>
         {busy && (
           <button type="button" onClick={() => abort.current?.abort()}>
@@ -312,11 +189,11 @@ export function PipelinesPanel({
         )}
       </div>
       {blocker && !busy && <p className="engine__hint">{blocker}</p>}
-      <RunEstimate gate={gate} runLabel={`Run ${PIPELINE_NAMES[pipeline]}`} />
+      <RunEstimate gate={gate} runLabel={`Run ${name}`} />
       {run && (
         <div className="answer__run">
           <p className="answer__question">
-            {PIPELINE_NAMES[run.pipeline]} · Question: “{run.question}”
+            {PIPELINES[run.pipeline].name} · Question: “{run.question}”
           </p>
           <p className="stats" role="status" data-testid="pipeline-status">
             {statusText(run)}
@@ -335,18 +212,11 @@ export function PipelinesPanel({
             </div>
           )}
           {run.error && (
-            <div
-              className="answer__error"
-              role="alert"
-              data-testid="pipeline-error"
-              data-code={run.error.code}
-            >
-              <p>{run.error.message}</p>
-              {run.error.detail && <p className="stats">{run.error.detail}</p>}
+            <ErrorBox error={run.error} testId="pipeline-error">
               {run.output && (
                 <p className="stats">What was done before the error is in the trace below.</p>
               )}
-            </div>
+            </ErrorBox>
           )}
           {run.output && (
             <button
@@ -393,19 +263,6 @@ function saveTrace(run: Run): void {
   a.download = `trace-${run.pipeline}.json`;
   a.click();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
-}
-
-/** Waits `ms`, or less when the run is stopped (the pipelines' retry back-off). */
-function wait(ms: number, signal: AbortSignalLike): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
 
 function statusText(run: Run): string {
