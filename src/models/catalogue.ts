@@ -41,62 +41,67 @@ export interface EmbeddingModelInfo {
 
 const NO_PREFIX: Record<EmbedKind, string> = { query: '', passage: '' };
 
-export const EMBEDDING_MODELS: readonly EmbeddingModelInfo[] = Object.freeze([
-  {
-    key: 'all-MiniLM-L6-v2',
-    hubId: 'Xenova/all-MiniLM-L6-v2',
-    label: 'all-MiniLM-L6-v2 (384-d, English, fastest)',
+/**
+ * A real model of the hub's Xenova conversions: a 384-d English sentence encoder whose repository
+ * holds int8 (the default) and fp32 weights.
+ */
+function xenovaModel(
+  key: string,
+  info: Pick<EmbeddingModelInfo, 'label' | 'pooling' | 'prefix' | 'maxTokens' | 'note'> & {
+    approxMB: { q8: number; fp32: number };
+  },
+): EmbeddingModelInfo {
+  return {
+    key,
+    hubId: `Xenova/${key}`,
+    label: info.label,
     dim: 384,
+    pooling: info.pooling,
+    prefix: info.prefix,
+    dtypes: ['q8', 'fp32'],
+    approxMB: info.approxMB,
+    maxTokens: info.maxTokens,
+    note: info.note,
+    testOnly: false,
+  };
+}
+
+export const EMBEDDING_MODELS: readonly EmbeddingModelInfo[] = Object.freeze([
+  xenovaModel('all-MiniLM-L6-v2', {
+    label: 'all-MiniLM-L6-v2 (384-d, English, fastest)',
     pooling: 'mean',
     prefix: NO_PREFIX,
-    dtypes: ['q8', 'fp32'],
     approxMB: { q8: 23, fp32: 90 },
     maxTokens: 256,
     note: 'Sentence-transformers MiniLM, 6 layers. No prefixes.',
-    testOnly: false,
-  },
-  {
-    key: 'bge-small-en-v1.5',
-    hubId: 'Xenova/bge-small-en-v1.5',
+  }),
+  xenovaModel('bge-small-en-v1.5', {
     label: 'bge-small-en-v1.5 (384-d, English)',
-    dim: 384,
     pooling: 'cls',
     prefix: {
       query: 'Represent this sentence for searching relevant passages: ',
       passage: '',
     },
-    dtypes: ['q8', 'fp32'],
     approxMB: { q8: 34, fp32: 133 },
     maxTokens: 512,
     note: 'BAAI bge-small, CLS pooling; queries get an instruction, passages none.',
-    testOnly: false,
-  },
-  {
-    key: 'gte-small',
-    hubId: 'Xenova/gte-small',
+  }),
+  xenovaModel('gte-small', {
     label: 'gte-small (384-d, English)',
-    dim: 384,
     pooling: 'mean',
     prefix: NO_PREFIX,
-    dtypes: ['q8', 'fp32'],
     approxMB: { q8: 34, fp32: 133 },
     maxTokens: 512,
     note: 'Alibaba GTE small, mean pooling. No prefixes.',
-    testOnly: false,
-  },
-  {
-    key: 'e5-small-v2',
-    hubId: 'Xenova/e5-small-v2',
+  }),
+  xenovaModel('e5-small-v2', {
     label: 'e5-small-v2 (384-d, English)',
-    dim: 384,
     pooling: 'mean',
     prefix: { query: 'query: ', passage: 'passage: ' },
-    dtypes: ['q8', 'fp32'],
     approxMB: { q8: 34, fp32: 133 },
     maxTokens: 512,
     note: 'intfloat E5 small v2, mean pooling; "query: " and "passage: " prefixes.',
-    testOnly: false,
-  },
+  }),
   {
     key: 'tribuo-tinybert',
     hubId: 'tribuo-tinybert',

@@ -14,6 +14,7 @@
  * const index = await library.loadDocumentIndex(document.id, 'glove-100d');
  * ```
  */
+import type { StoreKey, StoreValue } from 'idb';
 import type { FragmentOptions } from '../core/options';
 import type { VectorSet } from '../core/types';
 import {
@@ -64,6 +65,7 @@ import {
   type DocumentRecord,
   type FragmentRef,
   type LibraryDb,
+  type LibrarySchema,
   type LibraryStoreName,
   type CitationRecord,
   type QuestionRecord,
@@ -735,31 +737,26 @@ export class Library {
   }): Promise<void> {
     const { docId, embedderId } = input;
     const record = encodeVectors(docId, embedderId, input.vectors, input.fragmentOptions);
-    return this.guard(
-      () => {
-        const tx = this.db.transaction(['documents', 'vectors'], 'readwrite');
-        return commit(tx, async () => {
-          const docs = tx.objectStore('documents');
-          const store = tx.objectStore('vectors');
-          const [doc, old] = await Promise.all([docs.get(docId), store.get([docId, embedderId])]);
-          if (!doc) throw new Error(`FragRel store: no document "${docId}" to put vectors on.`);
-          if (
-            record.count !== doc.fragmentCount ||
-            !sameFragmentOptions(record.fragmentOptions, doc.fragmentOptions)
-          ) {
-            throw new Error(
-              `FragRel store: vectors "${embedderId}" (${record.count} rows) were computed for other fragments than the ${doc.fragmentCount} of "${docId}" now stored.`,
-            );
-          }
-          const storedBytes = doc.storedBytes - vectorsBytes(old) + vectorsBytes(record);
-          await Promise.all([store.put(record), docs.put({ ...doc, storedBytes })]);
-        });
+    return this.putOnDocument({
+      into: 'vectors',
+      docId,
+      key: [docId, embedderId],
+      record,
+      bytes: vectorsBytes,
+      carried: 'vectors',
+      what: `vectors "${embedderId}"`,
+      check: (doc) => {
+        if (
+          record.count !== doc.fragmentCount ||
+          !sameFragmentOptions(record.fragmentOptions, doc.fragmentOptions)
+        ) {
+          throw new Error(
+            `FragRel store: vectors "${embedderId}" (${record.count} rows) were computed for other fragments than the ${doc.fragmentCount} of "${docId}" now stored.`,
+          );
+        }
       },
-      {
-        what: `vectors "${embedderId}"`,
-        neededBytes: vectorsBytes(record),
-      },
-    );
+      result: () => undefined,
+    });
   }
 
   /** One relation of a document for one parameter set (`relationParamsKey(params)`). */
@@ -776,28 +773,59 @@ export class Library {
   putRelation(input: { docId: string } & RelationInput): Promise<StoredRelation> {
     const { docId, ...relation } = input;
     const record = encodeRelation(docId, relation);
+    return this.putOnDocument({
+      into: 'relations',
+      docId,
+      key: [docId, record.kind, record.paramsKey],
+      record,
+      bytes: relationBytes,
+      carried: 'a relation',
+      what: `relation "${record.kind}"`,
+      check: (doc) => {
+        if (record.size !== doc.fragmentCount) {
+          throw new Error(
+            `FragRel store: relation "${record.kind}" has size ${record.size} but "${docId}" has ${doc.fragmentCount} fragments.`,
+          );
+        }
+      },
+      result: () => decodeRelation(record)!,
+    });
+  }
+
+  /**
+   * Put a record that belongs to a stored document (its vectors, a relation) in one transaction
+   * with the document: `check` throws when the record does not fit the document as stored now,
+   * and the document's storedBytes trade the replaced record's size for the new one's.
+   */
+  private putOnDocument<S extends 'vectors' | 'relations', T>(put: {
+    into: S;
+    docId: string;
+    key: StoreKey<LibrarySchema, S>;
+    record: StoreValue<LibrarySchema, S>;
+    bytes: (record: StoreValue<LibrarySchema, S> | undefined) => number;
+    /** What a missing document was to carry, and what is put (for messages). */
+    carried: string;
+    what: string;
+    check: (doc: DocumentRecord) => void;
+    result: () => T;
+  }): Promise<T> {
+    const { docId, record, bytes } = put;
     return this.guard(
       () => {
-        const tx = this.db.transaction(['documents', 'relations'], 'readwrite');
+        const tx = this.db.transaction(['documents', put.into], 'readwrite');
         return commit(tx, async () => {
           const docs = tx.objectStore('documents');
-          const store = tx.objectStore('relations');
-          const [doc, old] = await Promise.all([
-            docs.get(docId),
-            store.get([docId, record.kind, record.paramsKey]),
-          ]);
-          if (!doc) throw new Error(`FragRel store: no document "${docId}" to put a relation on.`);
-          if (record.size !== doc.fragmentCount) {
-            throw new Error(
-              `FragRel store: relation "${record.kind}" has size ${record.size} but "${docId}" has ${doc.fragmentCount} fragments.`,
-            );
-          }
-          const storedBytes = doc.storedBytes - relationBytes(old) + relationBytes(record);
+          const store = tx.objectStore(put.into);
+          const [doc, old] = await Promise.all([docs.get(docId), store.get(put.key)]);
+          if (!doc)
+            throw new Error(`FragRel store: no document "${docId}" to put ${put.carried} on.`);
+          put.check(doc);
+          const storedBytes = doc.storedBytes - bytes(old) + bytes(record);
           await Promise.all([store.put(record), docs.put({ ...doc, storedBytes })]);
-          return decodeRelation(record)!;
+          return put.result();
         });
       },
-      { what: `relation "${record.kind}"`, neededBytes: relationBytes(record) },
+      { what: put.what, neededBytes: bytes(record) },
     );
   }
 
@@ -963,19 +991,13 @@ export class Library {
     round: ChatRoundRecord,
     options: { index?: number; title?: string } = {},
   ): Promise<ChatRecord | undefined> {
-    return this.guard(
-      () => {
-        const tx = this.db.transaction('chats', 'readwrite');
-        return commit(tx, async () => {
-          const stored = readChatRecord(await tx.store.get(id));
-          if (!stored) return undefined;
-          let next = withRound(stored, round, options.index);
-          if (options.title !== undefined && stored.title === UNTITLED_CHAT) {
-            next = patchChat(next, { title: options.title }, round.at);
-          }
-          await tx.store.put(next);
-          return next;
-        });
+    return this.rewriteChat(
+      id,
+      (stored) => {
+        const next = withRound(stored, round, options.index);
+        return options.title !== undefined && stored.title === UNTITLED_CHAT
+          ? patchChat(next, { title: options.title }, round.at)
+          : next;
       },
       { what: 'a chat message', neededBytes: textBytes(round.user) + textBytes(round.assistant) },
     );
@@ -983,19 +1005,31 @@ export class Library {
 
   /** Rename, change the settings of, or (un)link documents to a conversation, in one transaction. */
   updateChat(id: string, patch: ChatPatch, now?: number): Promise<ChatRecord | undefined> {
-    return this.guard(
-      () => {
-        const tx = this.db.transaction('chats', 'readwrite');
-        return commit(tx, async () => {
-          const stored = readChatRecord(await tx.store.get(id));
-          if (!stored) return undefined;
-          const next = patchChat(stored, patch, now);
-          await tx.store.put(next);
-          return next;
-        });
-      },
-      { what: 'a chat', neededBytes: roughBytes(patch) },
-    );
+    return this.rewriteChat(id, (stored) => patchChat(stored, patch, now), {
+      what: 'a chat',
+      neededBytes: roughBytes(patch),
+    });
+  }
+
+  /**
+   * Read a conversation, change it and write it back, in one transaction; undefined when it is
+   * gone (deleted in another tab).
+   */
+  private rewriteChat(
+    id: string,
+    change: (stored: ChatRecord) => ChatRecord,
+    quota: { what: string; neededBytes: number },
+  ): Promise<ChatRecord | undefined> {
+    return this.guard(() => {
+      const tx = this.db.transaction('chats', 'readwrite');
+      return commit(tx, async () => {
+        const stored = readChatRecord(await tx.store.get(id));
+        if (!stored) return undefined;
+        const next = change(stored);
+        await tx.store.put(next);
+        return next;
+      });
+    }, quota);
   }
 
   deleteChat(id: string): Promise<void> {

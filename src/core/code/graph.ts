@@ -186,16 +186,19 @@ export function buildCodeGraph(
     const lines = lineCount(file.text);
     const lastLine = Math.max(0, lines - 1);
     const dir = dirNode(dirname(file.path));
-    const node = addNode({
-      kind: 'file',
-      name: file.path,
-      file: f,
-      start: 0,
-      end: length,
-      startLine: 0,
-      endLine: lastLine,
-      parent: dir,
-    });
+    // The file node and its syntax root both span the whole file.
+    const wholeFile = (kind: 'file' | 'root', parent: number) =>
+      addNode({
+        kind,
+        name: file.path,
+        file: f,
+        start: 0,
+        end: length,
+        startLine: 0,
+        endLine: lastLine,
+        parent,
+      });
+    const node = wholeFile('file', dir);
     addEdge(dir, node, EDGE_DIRECTORY, weights.directory);
     const syntax = file.syntax;
     if (!syntax) {
@@ -210,16 +213,7 @@ export function buildCodeGraph(
       };
     }
     stats.parsedFiles++;
-    const root = addNode({
-      kind: 'root',
-      name: file.path,
-      file: f,
-      start: 0,
-      end: length,
-      startLine: 0,
-      endLine: lastLine,
-      parent: node,
-    });
+    const root = wholeFile('root', node);
     addEdge(node, root, EDGE_FILE_ROOT, weights.fileRoot);
     const definitionNodes = new Int32Array(syntax.definitions.length);
     syntax.definitions.forEach((d, k) => {

@@ -282,7 +282,6 @@ export class CodeStrengths {
   }
 }
 
-/** Keep the `keep` largest of vals[0..m) (ties: lower column first); returns the new count. */
 /** Positions a packed sort key of RowStore.push can hold (2^21). */
 const POSITIONS = 2 ** 21;
 
@@ -333,8 +332,84 @@ export class RowStore {
       this.weight[this.nnz++] = rowVals[t];
     }
   }
+
+  /** `push` of the row's strongest `maxPerRow` (keepStrongest; `scratch` holds a row). */
+  pushStrongest(
+    rowCols: Uint32Array,
+    rowVals: Float64Array,
+    kept: number,
+    maxPerRow: number,
+    scratch: Float64Array,
+  ): void {
+    this.push(rowCols, rowVals, keepStrongest(rowCols, rowVals, kept, maxPerRow, scratch));
+  }
 }
 
+/**
+ * The threshold and maxPerRow of a build, defaults filled in (Eq. 8 and its summary take the
+ * same options); throws a readable error for a maxPerRow below 1.
+ */
+export function codeRelationLimits(options: Partial<CodeRelationBuildOptions>): {
+  threshold: number;
+  maxPerRow: number;
+} {
+  const threshold = options.threshold ?? defaultCodeRelationOptions.threshold;
+  const maxPerRow = options.maxPerRow ?? defaultCodeRelationOptions.maxPerRow;
+  if (!(maxPerRow >= 1)) {
+    throw new Error(`FragRel: maxPerRow must be at least 1 (or Infinity), got ${maxPerRow}.`);
+  }
+  return { threshold, maxPerRow };
+}
+
+/**
+ * The rows of [from, to) are built in order and a node's projection serves the windows that
+ * cover it: `lastUse[k]` is the last of those rows whose window covers node k (-1: none), after
+ * which `dropProjections` lets its projection go.
+ */
+export function lastUses(
+  cover: Pick<WindowCover, 'windowPtr' | 'windowNode'>,
+  nodes: number,
+  from: number,
+  to: number,
+): Int32Array {
+  const { windowPtr, windowNode } = cover;
+  const lastUse = new Int32Array(nodes).fill(-1);
+  for (let i = from; i < to; i++) {
+    for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) lastUse[windowNode[p]] = i;
+  }
+  return lastUse;
+}
+
+/** After row i: forget the projections of the nodes whose last use (`lastUses`) it was. */
+export function dropProjections(
+  projections: Map<number, unknown>,
+  cover: Pick<WindowCover, 'windowPtr' | 'windowNode'>,
+  lastUse: Int32Array,
+  i: number,
+): void {
+  const { windowPtr, windowNode } = cover;
+  for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) {
+    const k = windowNode[p];
+    if (lastUse[k] === i) projections.delete(k);
+  }
+}
+
+/** The m touched entries of a sparse accumulator as (index, value), the accumulator zeroed. */
+export function takeSparse(
+  acc: Float64Array,
+  touched: Uint32Array,
+  m: number,
+): { index: Uint32Array; value: Float64Array } {
+  const index = touched.slice(0, m);
+  const value = new Float64Array(m);
+  for (let t = 0; t < m; t++) {
+    value[t] = acc[index[t]];
+    acc[index[t]] = 0;
+  }
+  return { index, value };
+}
+
+/** Keep the `keep` largest of vals[0..m) (ties: lower column first); returns the new count. */
 export function keepStrongest(
   cols: Uint32Array,
   vals: Float64Array,
@@ -367,21 +442,14 @@ export function codeRelationMatrix(
   cover: WindowCover,
   options: Partial<CodeRelationBuildOptions> = {},
 ): CsrMatrix {
-  const threshold = options.threshold ?? defaultCodeRelationOptions.threshold;
-  const maxPerRow = options.maxPerRow ?? defaultCodeRelationOptions.maxPerRow;
-  if (!(maxPerRow >= 1)) {
-    throw new Error(`FragRel: maxPerRow must be at least 1 (or Infinity), got ${maxPerRow}.`);
-  }
+  const { threshold, maxPerRow } = codeRelationLimits(options);
   const strengths = new CodeStrengths(graph, threshold);
   const n = cover.windows;
   const nodes = graph.nodes.length;
   const { windowPtr, windowNode, windowLength, total, nodePtr, nodeWindow, nodeLength } = cover;
 
   // The last window each node covers: its projection is dropped after it.
-  const lastUse = new Int32Array(nodes).fill(-1);
-  for (let i = 0; i < n; i++) {
-    for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) lastUse[windowNode[p]] = i;
-  }
+  const lastUse = lastUses(cover, nodes, 0, n);
   const invTotal = new Float64Array(n);
   for (let j = 0; j < n; j++) invTotal[j] = total[j] > 0 ? 1 / total[j] : 0;
 
@@ -418,13 +486,7 @@ export function codeRelationMatrix(
       for (let t = 0; t < m; t++) projAcc[projTouched[t]] = 0;
       return { index: null, value: dense };
     }
-    const index = projTouched.slice(0, m);
-    const out = new Float64Array(m);
-    for (let t = 0; t < m; t++) {
-      out[t] = projAcc[index[t]];
-      projAcc[index[t]] = 0;
-    }
-    return { index, value: out };
+    return takeSparse(projAcc, projTouched, m);
   };
 
   const rowPtr = new Uint32Array(n + 1);
@@ -467,13 +529,9 @@ export function codeRelationMatrix(
       rowCols[kept] = j;
       rowVals[kept++] = w;
     }
-    kept = keepStrongest(rowCols, rowVals, kept, maxPerRow, scratch);
-    rows.push(rowCols, rowVals, kept);
+    rows.pushStrongest(rowCols, rowVals, kept, maxPerRow, scratch);
     rowPtr[i + 1] = rows.nnz;
-    for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) {
-      const k = windowNode[p];
-      if (lastUse[k] === i) projections.delete(k);
-    }
+    dropProjections(projections, cover, lastUse, i);
   }
   options.onProgress?.(n, n);
   return {

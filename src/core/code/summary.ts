@@ -57,12 +57,16 @@ export interface SummaryCodeRelationOptions extends CodeRelationBuildOptions {
 }
 
 export const DEFAULT_SEARCH_LIMIT = 128;
-import { defaultCodeRelationOptions, type CodeEdgeWeights } from './options';
+import type { CodeEdgeWeights } from './options';
 import {
+  codeRelationLimits,
   CodeStrengths,
   contractCalls,
+  dropProjections,
   keepStrongest,
+  lastUses,
   RowStore,
+  takeSparse,
   type CodeRelationBuildOptions,
   type ContractedGraph,
 } from './relation';
@@ -257,11 +261,7 @@ export function summaryCodeRelationState(
   cover: WindowCover,
   options: Partial<SummaryCodeRelationOptions> = {},
 ): SummaryState {
-  const threshold = options.threshold ?? defaultCodeRelationOptions.threshold;
-  const maxPerRow = options.maxPerRow ?? defaultCodeRelationOptions.maxPerRow;
-  if (!(maxPerRow >= 1)) {
-    throw new Error(`FragRel: maxPerRow must be at least 1 (or Infinity), got ${maxPerRow}.`);
-  }
+  const { threshold, maxPerRow } = codeRelationLimits(options);
   const n = cover.windows;
   const nodes = graph.nodes;
   const nodeCount = nodes.length;
@@ -469,10 +469,7 @@ export function summaryCodeRelationRows(
   const touchedNodes = new Uint32Array(nodeCount);
 
   // Projections of the corrections P_k (sparse), dropped after the last window k covers.
-  const lastUse = new Int32Array(nodeCount).fill(-1);
-  for (let i = from; i < to; i++) {
-    for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) lastUse[windowNode[p]] = i;
-  }
+  const lastUse = lastUses(state.cover, nodeCount, from, to);
   const projAcc = new Float64Array(n);
   const projTouched = new Uint32Array(n);
   const projections = new Map<number, { index: Uint32Array; value: Float64Array }>();
@@ -492,13 +489,7 @@ export function summaryCodeRelationRows(
         projAcc[j] += nodeLength[q] * invTotal[j] * c;
       }
     }
-    const index = projTouched.slice(0, m);
-    const out = new Float64Array(m);
-    for (let t = 0; t < m; t++) {
-      out[t] = projAcc[index[t]];
-      projAcc[index[t]] = 0;
-    }
-    return { index, value: out };
+    return takeSparse(projAcc, projTouched, m);
   };
 
   const acc = new Float64Array(n);
@@ -559,13 +550,9 @@ export function summaryCodeRelationRows(
       rowCols[kept] = j;
       rowVals[kept++] = w;
     }
-    kept = keepStrongest(rowCols, rowVals, kept, maxPerRow, scratch);
-    rows.push(rowCols, rowVals, kept);
+    rows.pushStrongest(rowCols, rowVals, kept, maxPerRow, scratch);
     rowPtr[i - from + 1] = rows.nnz;
-    for (let p = windowPtr[i]; p < windowPtr[i + 1]; p++) {
-      const k = windowNode[p];
-      if (lastUse[k] === i) projections.delete(k);
-    }
+    dropProjections(projections, state.cover, lastUse, i);
   }
   onProgress?.(to - from, to - from);
   return { rowPtr, col: rows.col.slice(0, rows.nnz), weight: rows.weight.slice(0, rows.nnz) };

@@ -31,17 +31,23 @@ export interface ContextRelation extends Relation {
 // are >= 0, so no cancellation. Module-level functions with everything passed in: V8
 // optimises these loops better than closures over the relation's state.
 
+/** r, r^2, r^3, r^4: the decay and the powers the unrolled recursions use. */
+interface Powers {
+  r: number;
+  r2: number;
+  r3: number;
+  r4: number;
+}
+
 /** out[i] = L[i] for i in [first, end). */
 function forwardPass(
   s: Float64Array,
   out: Float64Array,
   first: number,
   end: number,
-  r: number,
-  r2: number,
-  r3: number,
-  r4: number,
+  p: Powers,
 ): void {
+  const { r, r2, r3, r4 } = p;
   let left = 0;
   let i = first;
   for (; i + 3 < end; i += 4) {
@@ -71,11 +77,9 @@ function backwardPass(
   invRowSum: Float64Array,
   first: number,
   end: number,
-  r: number,
-  r2: number,
-  r3: number,
-  r4: number,
+  p: Powers,
 ): void {
+  const { r, r2, r3, r4 } = p;
   const last = end - 1;
   const count = end - first;
   let right = 0;
@@ -168,7 +172,7 @@ export function contextRelation(segments: ArrayLike<number>, wRel: number): Cont
   };
   const r2 = r * r;
   const r3 = r2 * r;
-  const r4 = r3 * r;
+  const powers: Powers = { r, r2, r3, r4: r3 * r };
 
   return {
     kind: 'context',
@@ -186,8 +190,8 @@ export function contextRelation(segments: ArrayLike<number>, wRel: number): Cont
     environmentScores(independent: Float64Array, out = new Float64Array(size)): Float64Array {
       checkLength(independent);
       for (let s = 0; s + 1 < segs.length; s++) {
-        forwardPass(independent, out, segs[s], segs[s + 1], r, r2, r3, r4);
-        backwardPass(independent, out, invRowSum, segs[s], segs[s + 1], r, r2, r3, r4);
+        forwardPass(independent, out, segs[s], segs[s + 1], powers);
+        backwardPass(independent, out, invRowSum, segs[s], segs[s + 1], powers);
       }
       return out;
     },

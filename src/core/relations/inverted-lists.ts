@@ -16,6 +16,7 @@
  * Deterministic for a given input and seed (the seeded PRNG of core/prng.ts).
  */
 import { prng } from '../prng';
+import { rowDots } from './dot-tiles';
 import { createDotBlock, LANES, paddedDim, type DotBlock } from './wasm/dot-block';
 
 export interface InvertedFileOptions {
@@ -87,52 +88,15 @@ function nearestCentroids(
   out: Uint32Array,
   onStep?: () => void,
 ): void {
+  const scores = new Float64Array(lists);
   for (let r = 0; r < rows.length; r++) {
     if ((r & CHECK_ROWS) === CHECK_ROWS) onStep?.();
-    const io = (first + rows[r]) * dim;
+    rowDots(data, (first + rows[r]) * dim, centroids, 0, lists, dim, scores);
     let best = -Infinity;
     let bestC = 0;
-    let c = 0;
-    // Four centroids share each load of the row.
-    for (; c + 3 < lists; c += 4) {
-      const o0 = c * dim;
-      const o1 = o0 + dim;
-      const o2 = o1 + dim;
-      const o3 = o2 + dim;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      for (let d = 0; d < dim; d++) {
-        const x = data[io + d];
-        s0 += x * centroids[o0 + d];
-        s1 += x * centroids[o1 + d];
-        s2 += x * centroids[o2 + d];
-        s3 += x * centroids[o3 + d];
-      }
-      if (s0 > best) {
-        best = s0;
-        bestC = c;
-      }
-      if (s1 > best) {
-        best = s1;
-        bestC = c + 1;
-      }
-      if (s2 > best) {
-        best = s2;
-        bestC = c + 2;
-      }
-      if (s3 > best) {
-        best = s3;
-        bestC = c + 3;
-      }
-    }
-    for (; c < lists; c++) {
-      const o = c * dim;
-      let s = 0;
-      for (let d = 0; d < dim; d++) s += data[io + d] * centroids[o + d];
-      if (s > best) {
-        best = s;
+    for (let c = 0; c < lists; c++) {
+      if (scores[c] > best) {
+        best = scores[c];
         bestC = c;
       }
     }
@@ -145,14 +109,8 @@ function nearestCentroids(
  * `onStep` is called every 1,024 rows of the clustering and between its stages (it may throw
  * to cancel).
  */
-export function invertedFileLists(
-  data: Float32Array,
-  dim: number,
-  first: number,
-  n: number,
-  options: InvertedFileOptions = {},
-  onStep?: () => void,
-): InvertedLists {
+export function invertedFileLists(...args: Parameters<typeof trainCentroids>): InvertedLists {
+  const [data, dim, first, n, options = {}, onStep] = args;
   const trained = trainCentroids(data, dim, first, n, options, onStep);
   const probeOf = assignProbes(data, dim, first, 0, n, trained, options.kernel, onStep);
   onStep?.();
@@ -395,50 +353,37 @@ function nearestCentroidsTop(
   const scores = new Float64Array(lists);
   for (let r = 0; r < n; r++) {
     if ((r & CHECK_ROWS) === CHECK_ROWS) onStep?.();
-    const io = (first + r) * dim;
-    let c = 0;
-    for (; c + 3 < lists; c += 4) {
-      const o0 = c * dim;
-      const o1 = o0 + dim;
-      const o2 = o1 + dim;
-      const o3 = o2 + dim;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      for (let d = 0; d < dim; d++) {
-        const x = data[io + d];
-        s0 += x * centroids[o0 + d];
-        s1 += x * centroids[o1 + d];
-        s2 += x * centroids[o2 + d];
-        s3 += x * centroids[o3 + d];
-      }
-      scores[c] = s0;
-      scores[c + 1] = s1;
-      scores[c + 2] = s2;
-      scores[c + 3] = s3;
+    rowDots(data, (first + r) * dim, centroids, 0, lists, dim, scores);
+    keepTopCentroids(scores, 0, lists, top, bestScore, out, r * top);
+  }
+}
+
+/**
+ * One row's `top` centroids by its scores (centroid c's at scores[at + c]; ties to the lower
+ * centroid), best first, into out[base ..]. `bestScore` holds at least `top` numbers.
+ */
+function keepTopCentroids(
+  scores: Float64Array | Float32Array,
+  at: number,
+  lists: number,
+  top: number,
+  bestScore: Float64Array,
+  out: Uint32Array,
+  base: number,
+): void {
+  // Insertion into a sorted list of `top`: lists >> top, so most centroids fail the first test.
+  let filled = 0;
+  for (let c = 0; c < lists; c++) {
+    const s = scores[at + c];
+    if (filled === top && !(s > bestScore[top - 1])) continue;
+    let p = filled < top ? filled++ : top - 1;
+    while (p > 0 && s > bestScore[p - 1]) {
+      bestScore[p] = bestScore[p - 1];
+      out[base + p] = out[base + p - 1];
+      p--;
     }
-    for (; c < lists; c++) {
-      const o = c * dim;
-      let s = 0;
-      for (let d = 0; d < dim; d++) s += data[io + d] * centroids[o + d];
-      scores[c] = s;
-    }
-    // Insertion into a sorted list of `top`: lists >> top, so most centroids fail the first test.
-    const base = r * top;
-    let filled = 0;
-    for (c = 0; c < lists; c++) {
-      const s = scores[c];
-      if (filled === top && !(s > bestScore[top - 1])) continue;
-      let p = filled < top ? filled++ : top - 1;
-      while (p > 0 && s > bestScore[p - 1]) {
-        bestScore[p] = bestScore[p - 1];
-        out[base + p] = out[base + p - 1];
-        p--;
-      }
-      bestScore[p] = s;
-      out[base + p] = c;
-    }
+    bestScore[p] = s;
+    out[base + p] = c;
   }
 }
 
@@ -486,21 +431,15 @@ function simdCentroidScorer(kernel: DotBlock, dim: number, lists: number) {
         // An odd block scores one stale row more; its scores are not read.
         kernel.block(offsetsAt, qn + (qn & 1), centroidsAt, listsPad, rowBytes, outAt);
         for (let q = 0; q < qn; q++) {
-          const scores = (outAt >> 2) + q * listsPad;
-          const base = (r0 + q) * top;
-          let filled = 0;
-          for (let c = 0; c < lists; c++) {
-            const s = f32[scores + c];
-            if (filled === top && !(s > bestScore[top - 1])) continue;
-            let p = filled < top ? filled++ : top - 1;
-            while (p > 0 && s > bestScore[p - 1]) {
-              bestScore[p] = bestScore[p - 1];
-              out[base + p] = out[base + p - 1];
-              p--;
-            }
-            bestScore[p] = s;
-            out[base + p] = c;
-          }
+          keepTopCentroids(
+            f32,
+            (outAt >> 2) + q * listsPad,
+            lists,
+            top,
+            bestScore,
+            out,
+            (r0 + q) * top,
+          );
         }
         if (((r0 / SCORE_ROWS) & 15) === 15) onStep?.();
       }

@@ -40,6 +40,7 @@ import {
   type DotBlock,
 } from './wasm/dot-block';
 import { toSegments } from './segments';
+import { rowDots, twoRowDots } from './dot-tiles';
 
 export interface SemanticBuildOptions {
   /**
@@ -165,82 +166,29 @@ export function semanticNeighbours(
     return sum;
   };
 
-  // Row i against columns [from, to), four columns at a time sharing each load of row i.
+  // A block's scores (dot-tiles.ts), then its offers in the order of the tiles: four columns of
+  // the first row, the same four of the second, and so on; the columns left over one by one.
+  const tileS = new Float64Array(BLOCK_COLS);
+  const tileT = new Float64Array(BLOCK_COLS);
+
+  // Row i against columns [from, to).
   const oneRow = (i: number, from: number, to: number) => {
-    const io = i * dim;
-    let j = from;
-    for (; j + 3 < to; j += 4) {
-      const o0 = j * dim;
-      const o1 = o0 + dim;
-      const o2 = o1 + dim;
-      const o3 = o2 + dim;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      for (let d = 0; d < dim; d++) {
-        const x = buf[io + d];
-        s0 += x * buf[o0 + d];
-        s1 += x * buf[o1 + d];
-        s2 += x * buf[o2 + d];
-        s3 += x * buf[o3 + d];
-      }
-      consider(i, j, s0);
-      consider(i, j + 1, s1);
-      consider(i, j + 2, s2);
-      consider(i, j + 3, s3);
-    }
-    for (; j < to; j++) consider(i, j, dotAt(io, j * dim));
+    rowDots(buf, i * dim, buf, from, to, dim, tileS);
+    for (let j = from; j < to; j++) consider(i, j, tileS[j - from]);
   };
 
-  // Rows i and i + 1 against columns [from, to) in 2 x 4 tiles: six loads feed eight products,
-  // about twice as fast as one row at a time.
+  // Rows i and i + 1 against columns [from, to).
   const twoRows = (i: number, from: number, to: number) => {
-    const io = i * dim;
-    const io2 = io + dim;
-    let j = from;
-    for (; j + 3 < to; j += 4) {
-      const o0 = j * dim;
-      const o1 = o0 + dim;
-      const o2 = o1 + dim;
-      const o3 = o2 + dim;
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let t0 = 0;
-      let t1 = 0;
-      let t2 = 0;
-      let t3 = 0;
-      for (let d = 0; d < dim; d++) {
-        const x = buf[io + d];
-        const y = buf[io2 + d];
-        const a0 = buf[o0 + d];
-        const a1 = buf[o1 + d];
-        const a2 = buf[o2 + d];
-        const a3 = buf[o3 + d];
-        s0 += x * a0;
-        s1 += x * a1;
-        s2 += x * a2;
-        s3 += x * a3;
-        t0 += y * a0;
-        t1 += y * a1;
-        t2 += y * a2;
-        t3 += y * a3;
-      }
-      consider(i, j, s0);
-      consider(i, j + 1, s1);
-      consider(i, j + 2, s2);
-      consider(i, j + 3, s3);
-      consider(i + 1, j, t0);
-      consider(i + 1, j + 1, t1);
-      consider(i + 1, j + 2, t2);
-      consider(i + 1, j + 3, t3);
+    if (to <= from) return;
+    twoRowDots(buf, i * dim, (i + 1) * dim, buf, from, to, dim, tileS, tileT);
+    const tiled = to - ((to - from) & 3);
+    for (let j = from; j < tiled; j += 4) {
+      for (let x = j; x < j + 4; x++) consider(i, x, tileS[x - from]);
+      for (let x = j; x < j + 4; x++) consider(i + 1, x, tileT[x - from]);
     }
-    for (; j < to; j++) {
-      const o = j * dim;
-      consider(i, j, dotAt(io, o));
-      consider(i + 1, j, dotAt(io2, o));
+    for (let j = tiled; j < to; j++) {
+      consider(i, j, tileS[j - from]);
+      consider(i + 1, j, tileT[j - from]);
     }
   };
 
@@ -278,7 +226,7 @@ export function semanticNeighbours(
 
   /**
    * Queries [q0, q1) of `qbuf` (fragment indices `qids`) against positions [m0, m1) of `buf`,
-   * in 2 x 4 tiles as `twoRows`.
+   * two queries at a time as `twoRows`.
    */
   const crossBlock = (
     qbuf: Float32Array,
@@ -288,64 +236,21 @@ export function semanticNeighbours(
     m0: number,
     m1: number,
   ) => {
-    const b = buf;
+    if (m1 <= m0) return;
+    const tiled = m1 - ((m1 - m0) & 3);
     for (let q = q0; q < q1; q += 2) {
       const two = q + 1 < q1;
       const io = q * dim;
-      const io2 = two ? io + dim : io;
       const qi = qids[q];
       const qi2 = qids[two ? q + 1 : q];
-      let j = m0;
-      for (; j + 3 < m1; j += 4) {
-        const o0 = j * dim;
-        const o1 = o0 + dim;
-        const o2 = o1 + dim;
-        const o3 = o2 + dim;
-        let s0 = 0;
-        let s1 = 0;
-        let s2 = 0;
-        let s3 = 0;
-        let t0 = 0;
-        let t1 = 0;
-        let t2 = 0;
-        let t3 = 0;
-        for (let d = 0; d < dim; d++) {
-          const x = qbuf[io + d];
-          const y = qbuf[io2 + d];
-          const a0 = b[o0 + d];
-          const a1 = b[o1 + d];
-          const a2 = b[o2 + d];
-          const a3 = b[o3 + d];
-          s0 += x * a0;
-          s1 += x * a1;
-          s2 += x * a2;
-          s3 += x * a3;
-          t0 += y * a0;
-          t1 += y * a1;
-          t2 += y * a2;
-          t3 += y * a3;
-        }
-        considerOnce(qi, ids[j], s0);
-        considerOnce(qi, ids[j + 1], s1);
-        considerOnce(qi, ids[j + 2], s2);
-        considerOnce(qi, ids[j + 3], s3);
-        if (two) {
-          considerOnce(qi2, ids[j], t0);
-          considerOnce(qi2, ids[j + 1], t1);
-          considerOnce(qi2, ids[j + 2], t2);
-          considerOnce(qi2, ids[j + 3], t3);
-        }
+      twoRowDots(qbuf, io, two ? io + dim : io, buf, m0, m1, dim, tileS, tileT);
+      for (let j = m0; j < tiled; j += 4) {
+        for (let x = j; x < j + 4; x++) considerOnce(qi, ids[x], tileS[x - m0]);
+        if (two) for (let x = j; x < j + 4; x++) considerOnce(qi2, ids[x], tileT[x - m0]);
       }
-      for (; j < m1; j++) {
-        const o = j * dim;
-        let s = 0;
-        let t = 0;
-        for (let d = 0; d < dim; d++) {
-          s += qbuf[io + d] * b[o + d];
-          t += qbuf[io2 + d] * b[o + d];
-        }
-        considerOnce(qi, ids[j], s);
-        if (two) considerOnce(qi2, ids[j], t);
+      for (let j = tiled; j < m1; j++) {
+        considerOnce(qi, ids[j], tileS[j - m0]);
+        if (two) considerOnce(qi2, ids[j], tileT[j - m0]);
       }
     }
   };
@@ -447,8 +352,7 @@ export function semanticNeighbours(
       const { order, listStart, proberStart, prober } = lists;
       const kernel = options.kernel === 'js' ? null : createDotBlock();
       if (kernel) {
-        relateListsSimd(
-          heaps,
+        prepareListsSimd(
           kernel,
           data,
           dim,
@@ -456,11 +360,7 @@ export function semanticNeighbours(
           n,
           lists,
           options.kernel !== 'simd-f32',
-          null,
-          (done) => options.onProgress?.(done, size),
-          undefined,
-          work,
-        );
+        )(heaps, null, (done) => options.onProgress?.(done, size), undefined, work);
         const r = options.refine ?? defaultRefineOptions;
         refine(first, n, r.rounds, r.sample, r.stopShare);
         options.onProgress?.(end, size);
@@ -533,46 +433,7 @@ export function semanticRelation(
   return csrRelation('semantic', semanticNeighbours(vectors, segments, k, options));
 }
 
-/**
- * The inverted file's blocks through the wasm SIMD kernel: the document's rows copied into the
- * kernel's memory cluster by cluster (each cluster padded to a multiple of 4 zero rows, each
- * row to a multiple of 4 floats), then per cluster every block of its probers against every
- * block of its members. The kernel's f32 scores only filter: a product that could enter either
- * row's heap (within DOT_BLOCK_TOLERANCE of its floor) is recomputed by `dotOf`, in the
- * order of the exact search, so the weights and ties equal the JS path's.
- *
- * `share`, when given, limits each pass to its clusters (ascending): a parallel build
- * (semantic-parallel.ts) runs the first pass in shares, merges the rows, then the second pass in
- * shares that all start from those rows (so from the same raised floors as one thread).
- * `sharedFloors` (local rows, see `sharedFloor`) lets the shares of a pass filter with each
- * other's floors.
- */
-export function relateListsSimd(
-  heaps: RowHeaps,
-  kernel: DotBlock,
-  data: Float32Array,
-  dim: number,
-  first: number,
-  n: number,
-  lists: InvertedLists,
-  quantised: boolean,
-  share: { self: Uint32Array; cross: Uint32Array } | null,
-  progress?: (rowsDone: number) => void,
-  sharedFloors?: Int32Array,
-  work?: SemanticWork,
-): void {
-  prepareListsSimd(
-    kernel,
-    data,
-    dim,
-    first,
-    n,
-    lists,
-    quantised,
-  )(heaps, share, progress, sharedFloors, work);
-}
-
-/** `relateListsSimd` once its rows are in the kernel's memory (see `prepareListsSimd`). */
+/** The inverted file's blocks once its rows are in the kernel's memory (`prepareListsSimd`). */
 export type ListsSimdRun = (
   heaps: RowHeaps,
   share: { self: Uint32Array; cross: Uint32Array } | null,
@@ -582,9 +443,19 @@ export type ListsSimdRun = (
 ) => void;
 
 /**
- * The setup of `relateListsSimd`: the document's rows copied into the kernel's memory (and
- * quantised), cluster by cluster; the run it returns may be called more than once (a worker runs
- * both passes of a parallel build on one copy of the rows).
+ * The inverted file's blocks through the wasm SIMD kernel, in two steps. This setup copies the
+ * document's rows into the kernel's memory (and quantises them) cluster by cluster, each cluster
+ * padded to a multiple of 4 zero rows, each row to a multiple of 4 floats; the run it returns
+ * compares, per cluster, every block of its probers with every block of its members, and may be
+ * called more than once (a worker runs both passes of a parallel build on one copy of the rows). The kernel's f32 scores only filter: a product that could enter either
+ * row's heap (within DOT_BLOCK_TOLERANCE of its floor) is recomputed by `dotOf`, in the
+ * order of the exact search, so the weights and ties equal the JS path's.
+ *
+ * The run's `share`, when given, limits each pass to its clusters (ascending): a parallel build
+ * (semantic-parallel.ts) runs the first pass in shares, merges the rows, then the second pass in
+ * shares that all start from those rows (so from the same raised floors as one thread).
+ * `sharedFloors` (local rows, see `sharedFloor`) lets the shares of a pass filter with each
+ * other's floors.
  */
 export function prepareListsSimd(
   kernel: DotBlock,

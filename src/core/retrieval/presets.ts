@@ -40,6 +40,22 @@ export interface RetrievalPreset {
 
 const paper = defaultsByTextKind;
 
+/** Chat has no measured configuration of its own: both of its presets are the paper's settings. */
+function chatPreset(id: PresetId, label: string, why: string): RetrievalPreset {
+  return {
+    id,
+    kind: 'chat',
+    label,
+    scoring: 'dense',
+    queryWords: 'all',
+    relations: ['context'],
+    alpha: paper.chat.alpha,
+    wRel: paper.chat.wRel,
+    wordsPerFragment: null,
+    why,
+  };
+}
+
 export const retrievalPresets: Readonly<Record<TextKind, Record<PresetId, RetrievalPreset>>> =
   Object.freeze({
     prose: {
@@ -115,32 +131,17 @@ export const retrievalPresets: Readonly<Record<TextKind, Record<PresetId, Retrie
       },
     },
     chat: {
-      measured: {
-        id: 'measured',
-        kind: 'chat',
-        label: 'Chat defaults',
-        scoring: 'dense',
-        queryWords: 'all',
-        relations: ['context'],
-        alpha: paper.chat.alpha,
-        wRel: paper.chat.wRel,
-        wordsPerFragment: null,
-        why:
-          "The paper's chat-memory settings (top 8 turns, context relation with w_rel 0.8, " +
+      measured: chatPreset(
+        'measured',
+        'Chat defaults',
+        "The paper's chat-memory settings (top 8 turns, context relation with w_rel 0.8, " +
           'alpha 0.5): MTBench+ has 27 dialogs, too few to tune on, so they stay.',
-      },
-      paper: {
-        id: 'paper',
-        kind: 'chat',
-        label: 'Paper defaults',
-        scoring: 'dense',
-        queryWords: 'all',
-        relations: ['context'],
-        alpha: paper.chat.alpha,
-        wRel: paper.chat.wRel,
-        wordsPerFragment: null,
-        why: "The FragRel paper's chat-memory settings: context relation, w_rel 0.8, alpha 0.5.",
-      },
+      ),
+      paper: chatPreset(
+        'paper',
+        'Paper defaults',
+        "The FragRel paper's chat-memory settings: context relation, w_rel 0.8, alpha 0.5.",
+      ),
     },
   });
 

@@ -239,6 +239,30 @@ function layOut(paragraphs: readonly Paragraph[]): {
   return { document: parts.join('\n\n'), fixed, gold };
 }
 
+/**
+ * An item over a document of its own (laid out by `layOut`, fixed fragments and gold spans),
+ * asked as it is written.
+ */
+function ownDocumentItem(
+  id: string,
+  laidOut: { document: string; fixed: Span[]; gold: Span[] },
+  question: string,
+  answer: Pick<BenchmarkItem, 'answers' | 'answerText' | 'group'>,
+): BenchmarkItem {
+  return {
+    id,
+    documentId: id,
+    document: laidOut.document,
+    fixedFragments: laidOut.fixed,
+    question,
+    prompt: question,
+    answers: answer.answers,
+    gold: laidOut.gold,
+    answerText: answer.answerText,
+    group: answer.group,
+  };
+}
+
 /** Deterministic shuffle (Fisher-Yates, seeded by the item id): gold is not always first. */
 function shuffled<T>(xs: readonly T[], seedText: string): T[] {
   const out = xs.slice();
@@ -327,19 +351,13 @@ export function hotpotBenchmark(rows: readonly unknown[]): BenchmarkParse {
         paragraphs.push({ title: c[0], sentences: c[1], support: support.get(c[0]) ?? null });
       }
     }
-    const { document, fixed, gold } = layOut(paragraphs);
-    items.push({
-      id,
-      documentId: id,
-      document,
-      fixedFragments: fixed,
-      question: row.question,
-      prompt: row.question,
-      answers: [row.answer],
-      gold,
-      answerText: LOCATES_NOTHING.test(row.answer.trim()) ? null : row.answer,
-      group: isString(row.type) ? row.type : 'hotpotqa',
-    });
+    items.push(
+      ownDocumentItem(id, layOut(paragraphs), row.question, {
+        answers: [row.answer],
+        answerText: LOCATES_NOTHING.test(row.answer.trim()) ? null : row.answer,
+        group: isString(row.type) ? row.type : 'hotpotqa',
+      }),
+    );
   }
   return done('hotpotqa', items, 0, 0, [
     'One fragment per paragraph (fragment sizes do not apply); gold = the supporting sentences.',
@@ -373,27 +391,22 @@ export function musiqueBenchmark(rows: readonly unknown[]): BenchmarkParse {
       sentences: [p.paragraph_text as string],
       support: p.is_supporting === true ? true : null,
     }));
-    const { document, fixed, gold } = layOut(paragraphs);
-    if (gold.length === 0) {
+    const laidOut = layOut(paragraphs);
+    if (laidOut.gold.length === 0) {
       skipped++;
       continue;
     }
     const id = `musique:${isString(row.id) ? row.id : n}`;
     const answer = isString(row.answer) ? row.answer : '';
-    items.push({
-      id,
-      documentId: id,
-      document,
-      fixedFragments: fixed,
-      question: row.question,
-      prompt: row.question,
-      answers: [answer, ...(isStringArray(row.answer_aliases) ? row.answer_aliases : [])].filter(
-        Boolean,
-      ),
-      gold,
-      answerText: answer || null,
-      group: isString(row.id) ? row.id.split('_')[0] : 'musique',
-    });
+    items.push(
+      ownDocumentItem(id, laidOut, row.question, {
+        answers: [answer, ...(isStringArray(row.answer_aliases) ? row.answer_aliases : [])].filter(
+          Boolean,
+        ),
+        answerText: answer || null,
+        group: isString(row.id) ? row.id.split('_')[0] : 'musique',
+      }),
+    );
   }
   return done('musique', items, skipped, 0, [
     'One fragment per paragraph (fragment sizes do not apply); gold = the paragraphs marked is_supporting.',
@@ -452,18 +465,13 @@ export function mtbenchBenchmark(rows: readonly unknown[]): BenchmarkParse {
       continue;
     }
     const id = `mtbenchplus:${isString(row.id) ? row.id : n}`;
-    items.push({
-      id,
-      documentId: id,
-      document,
-      fixedFragments: turns,
-      question: last.value as string,
-      prompt: last.value as string,
-      answers: [],
-      gold,
-      answerText: null,
-      group: isString(row.type) ? row.type : 'mtbenchplus',
-    });
+    items.push(
+      ownDocumentItem(id, { document, fixed: turns, gold }, last.value as string, {
+        answers: [],
+        answerText: null,
+        group: isString(row.type) ? row.type : 'mtbenchplus',
+      }),
+    );
   }
   return done('mtbenchplus', items, skipped, 0, [
     'Document = the past human turns, one fragment each (fragment sizes do not apply); gold = the turns of the topics the last turn refers to; no gold answers.',
