@@ -7,7 +7,7 @@ import {
   type Library,
 } from '../store';
 import { WorkerClient } from '../workers/client';
-import type { IndexApi } from '../workers/index-handlers';
+import type { IndexApi } from '../indexing';
 import { isAbortError } from '../workers/protocol';
 import type { RetrievalApi } from '../workers/retrieval.worker';
 import { ExplainRoute } from '../workers/explain-route';

@@ -28,8 +28,8 @@ import type {
   RepositoryFileSpan,
   RepositoryReport,
   RepositorySource,
-} from '../workers/index-handlers';
-import type { StoreHeldRequest } from '../workers/index-store';
+  StoreHeldRequest,
+} from '../indexing';
 import type { Progress } from '../workers/protocol';
 import { semanticParams } from '../workers/retrieval-params';
 import { codeRelationParams } from '../workers/retrieval-types';

@@ -9,7 +9,7 @@
  * cursor keeps the windows around it out of the ranking; code selects by count (top 10). The
  * graph neighbourhood of a window (`explainWindow`) needs the code graph, which is not stored:
  * it is rebuilt here from the stored text by parsing the repository again, once per session
- * and repository (index-handlers.ts says why).
+ * and repository (src/indexing/repo.ts says why).
  */
 import {
   explainCodeWindow,
@@ -35,7 +35,7 @@ import { loadEmbedder, type EmbedderSpec } from '../models/embedder';
 import { browserGrammarSource } from '../models/tree-sitter-browser';
 import { openLibrary, relationParamsKey, type Library } from '../store';
 import { serveWorker, type HandlerContext } from './host';
-import { buildCodeIndex, repositoryLayout, type CodeIndex } from './index-handlers';
+import { buildCodeIndex, repositoryLayout, type CodeIndex } from '../indexing/code-index';
 import { buffersOf } from './protocol';
 import { semanticParams } from './retrieval-params';
 import { SingleFlight } from './single-flight';
