@@ -2,11 +2,7 @@
  * @file The selected fragments of a retrieval result as the prompt builders take them.
  */
 import type { PromptFragment } from '../../core/prompt';
-import type { RetrievalResult, RunDocument } from '../../workers/retrieval-types';
-
-export function documentOf(result: RetrievalResult, index: number): RunDocument | undefined {
-  return result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
-}
+import { documentOf, type RetrievalResult } from '../../workers/retrieval-types';
 
 /** "pg11.txt · fragment 31 · CHAPTER IX": the document, the fragment's place, its section. */
 export function fragmentLocation(result: RetrievalResult, index: number): string {
