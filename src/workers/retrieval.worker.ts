@@ -42,6 +42,7 @@ import { SingleFlight } from './single-flight';
 import {
   COMPLETION_QUERY_LINES,
   codeRelationParams,
+  documentOf,
   type CompletionCursor,
   type RetrievalResult,
   type RetrievalSettings,
@@ -286,9 +287,7 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
   if (cursor) result.excluded = Uint32Array.from(excluded);
   if (ranked.spans) {
     result.spans = ranked.spans.map((span) => {
-      const doc = run.documents.find(
-        (d) => span.best >= d.offset && span.best < d.offset + d.count,
-      )!;
+      const doc = documentOf(run, span.best)!;
       let start = Infinity;
       let end = 0;
       for (const w of span.windows) {

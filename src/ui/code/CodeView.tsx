@@ -16,7 +16,11 @@ import type { Caller } from '../../workers/client';
 import { isAbortError } from '../../workers/protocol';
 import { parseWindowLabel } from '../../core/run';
 import type { RetrievalApi } from '../../workers/retrieval.worker';
-import type { CompletionCursor, RetrievalResult } from '../../workers/retrieval-types';
+import {
+  documentOf,
+  type CompletionCursor,
+  type RetrievalResult,
+} from '../../workers/retrieval-types';
 import { AnswerPanel } from '../answer/AnswerPanel';
 import { PromptDetails } from '../answer/PromptDetails';
 import { embedderSpec, type IndexSettings } from '../library-service';
@@ -217,7 +221,7 @@ export function CodeView({
     (index: number) => {
       setFocused(index);
       if (!result || !byFile) return;
-      const doc = result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
+      const doc = documentOf(result, index);
       if (!doc) return;
       for (const [, list] of byFile) {
         const w = list.find((x) => x.index === index);
@@ -288,7 +292,7 @@ export function CodeView({
       // Open the best window where it sits, so the answer's main source is on screen.
       const top = r?.selectedRanked[0];
       const w = top === undefined ? null : parseWindowLabel(r!.labels[top]);
-      const doc = r?.documents.find((d) => top! >= d.offset && top! < d.offset + d.count);
+      const doc = top === undefined ? undefined : documentOf(r!, top);
       if (!w || !doc) return;
       setOpen({ docId: doc.docId, path: w.path });
       setScrollTo((s) => ({ line: w.first, n: (s?.n ?? 0) + 1 }));

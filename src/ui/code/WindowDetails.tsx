@@ -8,7 +8,7 @@
 import { memo, useEffect, useState } from 'react';
 import type { CodeEdgeKind } from '../../core/code/graph';
 import type { CodeNodeSummary, WindowNeighbourhood } from '../../core/code/explain';
-import type { RetrievalResult } from '../../workers/retrieval-types';
+import { documentOf, type RetrievalResult } from '../../workers/retrieval-types';
 import { fmt } from '../components/ScoreBar';
 
 const KIND_HELP: Record<string, string> = {
@@ -57,7 +57,7 @@ export const WindowDetails = memo(function WindowDetails({
   explain: Explainer;
   onPick: (index: number) => void;
 }) {
-  const doc = result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
+  const doc = documentOf(result, index);
   const ex = result.explanations[index];
   const alpha = result.settings.alpha;
   const label = result.labels[index] || `#${index + 1}`;

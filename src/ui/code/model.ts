@@ -7,7 +7,11 @@
 import type { PromptFragment } from '../../core/prompt';
 import { parseWindowLabel } from '../../core/run';
 import type { DocumentRecord } from '../../store';
-import { COMPLETION_QUERY_LINES, type RetrievalResult } from '../../workers/retrieval-types';
+import {
+  COMPLETION_QUERY_LINES,
+  documentOf,
+  type RetrievalResult,
+} from '../../workers/retrieval-types';
 
 /** A file of a stored repository: a span of its source text. */
 export interface RepoFile {
@@ -248,7 +252,7 @@ export function retrievedWindows(
   result.selectedRanked.forEach((index, rank) => rankOf.set(index, rank));
   const out: PromptFragment[] = [];
   for (const index of result.selected) {
-    const doc = result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
+    const doc = documentOf(result, index);
     const text = doc ? sources.get(doc.docId) : undefined;
     if (text === undefined) return null;
     out.push({

@@ -1,6 +1,6 @@
 import { useMemo } from 'react';
 import { selectionReasons } from '../../core/why/reasons';
-import type { RetrievalResult } from '../../workers/retrieval-types';
+import { documentOf, type RetrievalResult } from '../../workers/retrieval-types';
 import { reasonText } from './reasonText';
 import { fmt } from './ScoreBar';
 
@@ -135,7 +135,7 @@ export function flowsThrough(kind: string, independent: number, share: number): 
 }
 
 export function describe(result: RetrievalResult, index: number): string {
-  const doc = result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
+  const doc = documentOf(result, index);
   const n = doc ? index - doc.offset + 1 : index + 1;
   const label = result.labels[index];
   return `#${n}${label ? ` (${label})` : ''}${doc && result.documents.length > 1 ? ` · ${doc.name}` : ''}`;

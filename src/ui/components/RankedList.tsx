@@ -1,4 +1,4 @@
-import type { RetrievalResult } from '../../workers/retrieval-types';
+import { documentOf, type RetrievalResult } from '../../workers/retrieval-types';
 import { describe } from './ExplanationView';
 import { ScoreBar } from './ScoreBar';
 
@@ -21,7 +21,7 @@ export function RankedList({
   return (
     <ol className="ranked" aria-label="Fragments ranked by final score" data-testid="ranked-list">
       {[...result.top].map((i, rank) => {
-        const doc = result.documents.find((d) => i >= d.offset && i < d.offset + d.count)!;
+        const doc = documentOf(result, i)!;
         const text = source(doc.docId);
         const preview = text
           ? text.slice(result.starts[i], Math.min(result.ends[i], result.starts[i] + 160))
