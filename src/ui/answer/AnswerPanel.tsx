@@ -6,7 +6,6 @@
  * presses Answer; an in-browser model is downloaded when they press Load (or Answer). The engine
  * and its settings are the workspace's (useEngine.tsx), shared with the chat.
  */
-import { countedExactly } from '../../llm/fit';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { citedLabels } from '../../core/citations';
 import { storyQaPrompt, type Prompt, type PromptSource } from '../../core/prompt';
@@ -17,7 +16,8 @@ import { answerMarkdownForCopy } from '../markdown/render';
 import type { CitationRecord } from '../../store';
 import { selectedFragments } from './fragments';
 import { documentOf } from '../../workers/retrieval-types';
-import { fitAndGenerate, settledRun } from './generate';
+import { fitAndGenerate, settledRun, streamInto } from './generate';
+import { LlmErrorNote } from './LlmErrorNote';
 import { PromptDetails } from './PromptDetails';
 import { AnswerSources } from './AnswerSources';
 import { formatBytes, ggufCatalogueUrl, RECOMMENDED_GGUF } from '../../llm/gguf-catalogue';
@@ -140,9 +140,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
         answerTokens,
         temperature: engine.settings.temperature,
         signal: controller.signal,
-        onPrompt: (prompt) =>
-          update({ status: 'streaming', prompt, exactCounts: countedExactly(llm, prompt) }),
-        onText: (piece) => setRun((r) => (r && r.id === id ? { ...r, text: r.text + piece } : r)),
+        ...streamInto(llm, id, setRun),
       },
     );
     if (!generated.ok) return failWith(generated.error);
@@ -342,19 +340,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
               <MarkdownAnswer text={run.text} sources={run.prompt?.sources ?? null} onCite={cite} />
             </div>
           )}
-          {run.error && (
-            <div
-              className="answer__error"
-              role="alert"
-              data-testid="answer-error"
-              data-code={run.error.code}
-            >
-              <p>{run.error.message}</p>
-              {run.error.detail && !run.error.message.includes(run.error.detail) && (
-                <p className="stats">{run.error.detail}</p>
-              )}
-            </div>
-          )}
+          {run.error && <LlmErrorNote error={run.error} testId="answer-error" />}
           {run.prompt && (
             <>
               <AnswerSources

@@ -68,6 +68,17 @@ export function BookView({
     [documents],
   );
 
+  // What the answer pipelines and Compare both answer from.
+  const answering = {
+    result,
+    sources,
+    kindOf,
+    onCite: book.setFocused,
+    hubHost: indexSettings.hubHost,
+    embedder: embedderSpec(indexSettings),
+    memory,
+  };
+
   return (
     <>
       <form className="ask" onSubmit={book.ask} role="search">
@@ -177,25 +188,8 @@ export function BookView({
         settings={retrievalSettings}
         onSettings={book.onRetrievalSettings}
       />
-      <PipelinesPanel
-        result={result}
-        sources={sources}
-        kindOf={kindOf}
-        onCite={book.setFocused}
-        hubHost={indexSettings.hubHost}
-        embedder={embedderSpec(indexSettings)}
-        memory={memory}
-      />
-      <ComparePanel
-        result={result}
-        sources={sources}
-        kindOf={kindOf}
-        onCite={book.setFocused}
-        hubHost={indexSettings.hubHost}
-        embedder={embedderSpec(indexSettings)}
-        memory={memory}
-        store={library}
-      />
+      <PipelinesPanel {...answering} />
+      <ComparePanel {...answering} store={library} />
     </>
   );
 }

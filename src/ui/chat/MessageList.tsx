@@ -6,6 +6,7 @@ import { useEffect, useRef } from 'react';
 import type { ChatRoundRecord } from '../../store';
 import type { LlmError } from '../../llm/types';
 import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
+import { LlmErrorNote } from '../answer/LlmErrorNote';
 
 export type PendingStatus = 'preparing' | 'loading' | 'streaming' | 'error';
 
@@ -129,16 +130,7 @@ export function MessageList({
               </div>
             )}
             {pending.error && (
-              <div
-                className="answer__error"
-                role="alert"
-                data-testid="chat-error"
-                data-code={pending.error.code}
-              >
-                <p>{pending.error.message}</p>
-                {pending.error.detail && !pending.error.message.includes(pending.error.detail) && (
-                  <p className="stats">{pending.error.detail}</p>
-                )}
+              <LlmErrorNote error={pending.error} testId="chat-error">
                 {pending.unsaved ? (
                   <p className="stats">
                     The reply is kept here until it is saved.{' '}
@@ -155,7 +147,7 @@ export function MessageList({
                     round was saved.
                   </p>
                 )}
-              </div>
+              </LlmErrorNote>
             )}
           </div>
         </li>
