@@ -3,6 +3,7 @@ import { selectionReasons } from '../../core/why/reasons';
 import { documentOf, type RetrievalResult } from '../../workers/retrieval-types';
 import { reasonText } from './reasonText';
 import { fmt } from './ScoreBar';
+import { TableHead } from './TableHead';
 
 const KIND_HELP: Record<string, string> = {
   context:
@@ -82,14 +83,14 @@ export function ExplanationView({
             <p>No related fragment contributes.</p>
           ) : (
             <table className="explain__table">
-              <thead>
-                <tr>
-                  <th scope="col">Related fragment</th>
-                  <th scope="col">Weight w</th>
-                  <th scope="col">Its independent score</th>
-                  <th scope="col">Share of environment</th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={[
+                  'Related fragment',
+                  'Weight w',
+                  'Its independent score',
+                  'Share of environment',
+                ]}
+              />
               <tbody>
                 {part.contributions.map((c) => (
                   <tr key={c.index}>
