@@ -5,7 +5,8 @@ import reactHooks from 'eslint-plugin-react-hooks';
 
 /**
  * The floors of the house (docs/architecture.md): src/core is pure; src/ingest, src/models and
- * src/store stand on it; src/llm and src/workers above those; src/ui on top. An import may only
+ * src/store stand on it; src/indexing (the indexing pipelines) on those; src/llm and src/workers
+ * above; src/ui on top. An import may only
  * go down a floor or stay on its own; tests included, so a test that needs an upper floor lives
  * there. Import circles are found by scripts/import-cycles.mjs, also part of `npm run lint`.
  */
@@ -68,10 +69,11 @@ export default tseslint.config(
     ],
     languageOptions: { globals: { ...globals.node } },
   },
-  onlyDownFrom('core', ['ingest', 'models', 'store', 'llm', 'workers', 'ui']),
-  onlyDownFrom('ingest', ['llm', 'workers', 'ui']),
-  onlyDownFrom('models', ['llm', 'workers', 'ui']),
-  onlyDownFrom('store', ['llm', 'workers', 'ui']),
+  onlyDownFrom('core', ['ingest', 'models', 'store', 'indexing', 'llm', 'workers', 'ui']),
+  onlyDownFrom('ingest', ['indexing', 'llm', 'workers', 'ui']),
+  onlyDownFrom('models', ['indexing', 'llm', 'workers', 'ui']),
+  onlyDownFrom('store', ['indexing', 'llm', 'workers', 'ui']),
+  onlyDownFrom('indexing', ['llm', 'workers', 'ui']),
   onlyDownFrom('llm', ['workers', 'ui']),
   onlyDownFrom('workers', ['ui']),
   {

@@ -39,7 +39,7 @@ import { nodeGrammarSource } from '../src/models/tree-sitter-node';
 import { openLibrary, packLibrary, unpackLibrary, type Library } from '../src/store';
 import { writeParquetExport } from '../src/store/parquet/export';
 import { LibraryService, defaultIndexSettings } from '../src/ui/library-service';
-import { createIndexHandlers, type IndexApi } from '../src/workers/index-handlers';
+import { createIndexHandlers, type IndexApi } from '../src/indexing';
 import { InProcessClient } from '../src/workers/in-process';
 import { semanticSharesOn } from '../src/workers/semantic-shares';
 import { loadGloveFromDisk } from '../test/glove';

@@ -27,8 +27,8 @@ import {
 } from '../src/core/code/summary';
 import { CodeParser, parseRepository } from '../src/models/code-syntax';
 import { nodeGrammarSource } from '../src/models/tree-sitter-node';
-import { parseFilesOnPool } from '../src/workers/index-handlers';
-import { shareArrays } from '../src/workers/pool';
+import { parseFilesOnPool } from '../src/indexing';
+import { shareArrays } from '../src/indexing/pool';
 import { ingestMillionLines } from './scale-repo';
 import { nodePool } from '../test/pool-node';
 import { resultsDir } from './results-file';

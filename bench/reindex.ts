@@ -21,11 +21,7 @@ import { ingestFiles } from '../src/ingest/ingest';
 import type { PreviousRepositoryIndex } from '../src/ingest/reindex';
 import { staticEmbedder } from '../src/models/embedder';
 import { nodeGrammarSource } from '../src/models/tree-sitter-node';
-import {
-  createIndexHandlers,
-  type IndexApi,
-  type IndexRepositoryResult,
-} from '../src/workers/index-handlers';
+import { createIndexHandlers, type IndexApi, type IndexRepositoryResult } from '../src/indexing';
 import { InProcessClient } from '../src/workers/in-process';
 import { loadGloveFromDisk } from '../test/glove';
 import { writeResults } from './results-file';

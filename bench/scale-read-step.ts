@@ -15,7 +15,7 @@ import { staticEmbedder } from '../src/models/embedder';
 import { loadGloveFromDisk } from '../test/glove';
 
 /**
- * The book read and split as the index worker does (index-handlers.ts): the fragments come split
+ * The book read and split as the index worker does (src/indexing/book.ts): the fragments come split
  * as the file streamed in (plain text), else it is split whole here.
  */
 async function readAndSplit(file: File | (Blob & { name: string }), count: () => void) {
@@ -87,7 +87,7 @@ async function main(how: string, path: string): Promise<ReadStepResult> {
     const { errors } = await ingestFiles([file], { onProgress: count });
     if (errors.length > 0) throw new Error(errors[0].message);
   } else if (how === 'read and split' || how === 'read, split, embed') {
-    // What the index worker does with a dropped book before its relation (index-handlers.ts).
+    // What the index worker does with a dropped book before its relation (src/indexing/book.ts).
     const { text, starts, ends } = await readAndSplit(file, count);
     if (embedder) {
       const texts = Array.from(starts, (s, i) => text.slice(s, ends[i]));

@@ -29,7 +29,7 @@ import {
   POOL_MIN_WINDOWS,
   type IndexApi,
   type IndexRepositoryResult,
-} from '../src/workers/index-handlers';
+} from '../src/indexing';
 import { loadGloveFromDisk } from '../test/glove';
 
 const HERE = dirname(fileURLToPath(import.meta.url));

@@ -8,7 +8,7 @@ import { staticEmbedder } from '../models/embedder';
 import { nodeGrammarSource } from '../models/tree-sitter-node';
 import { openLibrary, type Library } from '../store';
 import { LibraryService, defaultIndexSettings } from './library-service';
-import { createIndexHandlers, type IndexApi } from '../workers/index-handlers';
+import { createIndexHandlers, type IndexApi } from '../indexing';
 import { InProcessClient } from '../workers/in-process';
 import type { Progress } from '../core/types';
 import { loadGloveFromDisk } from '../../test/glove';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { WorkerClient, type Caller } from './client';
 import type { Handlers } from './host';
-import type { IndexApi } from './index-handlers';
+import type { IndexApi } from '../indexing';
 import type { WorkerRequest, WorkerResponse } from './protocol';
 
 /** A Worker stand-in: records what is posted, and lets the test fire the worker's events. */

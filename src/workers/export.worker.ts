@@ -6,7 +6,7 @@
 import { openLibrary } from '../store';
 import { createExportHandlers, type ExportApi } from './export-handlers';
 import { serveWorker } from './host';
-import { libraryOpener } from './index-store';
+import { libraryOpener } from '../indexing/held';
 
 export type { ExportApi } from './export-handlers';
 

@@ -1,8 +1,8 @@
 /// <reference lib="webworker" />
 /**
- * @file The index worker: serves the indexing handlers (index-handlers.ts) off the UI thread.
+ * @file The index worker: serves the indexing handlers (src/indexing) off the UI thread.
  * An index is kept here and stored from here, in one transaction, once the page has settled its
- * record (index-store.ts): the page never holds or encodes the arrays, and a cancelled or failed
+ * record (src/indexing/held.ts): the page never holds or encodes the arrays, and a cancelled or failed
  * index leaves nothing behind. The parallel parts of an index (parsing, the code relation's rows,
  * a large document's semantic relation) go to one pool of workers, one per core (pool.ts,
  * semantic-shares.ts).
@@ -11,15 +11,13 @@ import { ingestFiles } from '../ingest';
 import { loadEmbedder } from '../models/embedder';
 import { browserGrammarSource } from '../models/tree-sitter-browser';
 import { serveWorker } from './host';
-import { createIndexHandlers, type IndexApi } from './index-handlers';
+import { createIndexHandlers, libraryOpener, type IndexApi, type PoolApi } from '../indexing';
 import { WorkerClient } from './client';
 import { WorkerPool } from './pool';
-import type { PoolApi } from './pool-handlers';
 import { semanticSharesOn } from './semantic-shares';
-import { libraryOpener } from './index-store';
 import { openLibrary } from '../store';
 
-export type { IndexApi } from './index-handlers';
+export type { IndexApi } from '../indexing';
 
 const pool = new WorkerPool<PoolApi>(
   () =>

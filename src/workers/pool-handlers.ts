@@ -4,38 +4,19 @@
  * range of the code relation's rows from its shared summary state (core/code/summary.ts), and run
  * a share of a large document's semantic relation (semantic-shares.ts).
  * Both give exactly what the single-worker path gives for the same files or windows; the index
- * worker merges the parts in order (index-handlers.ts).
+ * worker merges the parts in order (src/indexing). Their API, `PoolApi`, is indexing's
+ * (src/indexing/pool.ts).
  */
-import { summaryCodeRelationRows, type RowBlock, type SummaryState } from '../core/code/summary';
+import { summaryCodeRelationRows, type RowBlock } from '../core/code/summary';
+import type { CodeRowsRequest, ParseShareRequest } from '../indexing/pool';
 import { CodeParser, parseRepository, type RepositorySyntax } from '../models/code-syntax';
 import type { GrammarSource } from '../models/tree-sitter';
 import { createCheckpoint } from '../ingest/abort';
 import type { HandlerContext } from './host';
 import { AbortError, buffersOf } from './protocol';
 import { createShareHandler } from './semantic-shares';
-import type { SemanticWorkerResult, SemanticWorkerTask } from '../core/relations/semantic-parallel';
 
-export interface ParseShareRequest {
-  files: { path: string; text: string }[];
-}
-
-export interface CodeRowsRequest {
-  state: SummaryState;
-  from: number;
-  to: number;
-  /**
-   * Int32Arrays over SharedArrayBuffers; any element 0 set to 1 stops the rows. The loop is
-   * synchronous, so neither a cancel message nor terminate() reaches it at once (Chromium
-   * forcibly ends a busy worker only after a delay of its own).
-   */
-  cancelFlags?: Int32Array[];
-}
-
-export interface PoolApi {
-  parse: { payload: ParseShareRequest; result: RepositorySyntax };
-  codeRows: { payload: CodeRowsRequest; result: RowBlock };
-  share: { payload: SemanticWorkerTask; result: SemanticWorkerResult };
-}
+export type { PoolApi } from '../indexing/pool';
 
 export function createPoolHandlers(grammars: GrammarSource) {
   let parser: CodeParser | null = null;

@@ -27,8 +27,9 @@ import {
   parseFilesOnPool,
   type IndexApi,
   type IndexRepositoryResult,
-} from './index-handlers';
-import { poolSize, shareArrays, splitRanges, WorkerPool, type PoolMember } from './pool';
+} from '../indexing';
+import { poolSize, WorkerPool, type PoolMember } from './pool';
+import { shareArrays, splitRanges } from '../indexing/pool';
 import { createPoolHandlers, type PoolApi } from './pool-handlers';
 import { AbortError, isAbortError } from './protocol';
 

@@ -11,6 +11,7 @@ import type { Progress } from '../core/types';
 
 // The shared words live on the ground floor (src/core); the workers' callers import them here too.
 export { AbortError, isAbortError } from '../core/abort';
+export { buffersOf } from '../core/transfer';
 export type { Progress };
 
 /** One call a worker answers: what goes in and what comes back. */
@@ -47,13 +48,4 @@ export function deserializeError(error: SerializedError): Error {
   const e = new Error(error.message);
   e.name = error.name;
   return e;
-}
-
-/** Collect the distinct ArrayBuffers behind typed arrays, for a postMessage transfer list. */
-export function buffersOf(...views: ArrayBufferView[]): ArrayBuffer[] {
-  const seen = new Set<ArrayBuffer>();
-  for (const v of views) {
-    if (v.buffer instanceof ArrayBuffer) seen.add(v.buffer);
-  }
-  return [...seen];
 }

@@ -67,6 +67,17 @@ export interface RunDocument {
   referenceWeighted?: boolean;
 }
 
+/**
+ * The document whose block of fragments [offset, offset + count) holds fragment `index` of a run
+ * (a RetrievalResult, or the core's Run): the one lookup of which document a fragment is in.
+ */
+export function documentOf<D extends { offset: number; count: number }>(
+  run: { readonly documents: readonly D[] },
+  index: number,
+): D | undefined {
+  return run.documents.find((d) => index >= d.offset && index < d.offset + d.count);
+}
+
 /** A fragment's three scores and the contributors to its environment score (core's Explanation). */
 export type FragmentExplanation = Explanation;
 

@@ -9,7 +9,7 @@
  * cursor keeps the windows around it out of the ranking; code selects by count (top 10). The
  * graph neighbourhood of a window (`explainWindow`) needs the code graph, which is not stored:
  * it is rebuilt here from the stored text by parsing the repository again, once per session
- * and repository (index-handlers.ts says why).
+ * and repository (src/indexing/repo.ts says why).
  */
 import {
   explainCodeWindow,
@@ -35,13 +35,14 @@ import { loadEmbedder, type EmbedderSpec } from '../models/embedder';
 import { browserGrammarSource } from '../models/tree-sitter-browser';
 import { openLibrary, relationParamsKey, type Library } from '../store';
 import { serveWorker, type HandlerContext } from './host';
-import { buildCodeIndex, repositoryLayout, type CodeIndex } from './index-handlers';
+import { buildCodeIndex, repositoryLayout, type CodeIndex } from '../indexing/code-index';
 import { buffersOf } from './protocol';
 import { semanticParams } from './retrieval-params';
 import { SingleFlight } from './single-flight';
 import {
   COMPLETION_QUERY_LINES,
   codeRelationParams,
+  documentOf,
   type CompletionCursor,
   type RetrievalResult,
   type RetrievalSettings,
@@ -286,9 +287,7 @@ async function query(req: QueryRequest, ctx: HandlerContext): Promise<RetrievalR
   if (cursor) result.excluded = Uint32Array.from(excluded);
   if (ranked.spans) {
     result.spans = ranked.spans.map((span) => {
-      const doc = run.documents.find(
-        (d) => span.best >= d.offset && span.best < d.offset + d.count,
-      )!;
+      const doc = documentOf(run, span.best)!;
       let start = Infinity;
       let end = 0;
       for (const w of span.windows) {

@@ -6,7 +6,6 @@
  * presses Answer; an in-browser model is downloaded when they press Load (or Answer). The engine
  * and its settings are the workspace's (useEngine.tsx), shared with the chat.
  */
-import { countedExactly } from '../../llm/fit';
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { citedLabels } from '../../core/citations';
 import { inferCitations } from '../../core/evidence/attribute';
@@ -17,8 +16,9 @@ import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
 import { answerMarkdownForCopy } from '../markdown/render';
 import { ErrorBox } from '../components/ErrorBox';
 import type { CitationRecord } from '../../store';
-import { documentOf, selectedFragments } from './fragments';
-import { fitAndGenerate, settledRun } from './generate';
+import { selectedFragments } from './fragments';
+import { documentOf } from '../../workers/retrieval-types';
+import { fitAndGenerate, settledRun, streamInto } from './generate';
 import { PromptDetails } from './PromptDetails';
 import { AnswerSources } from './AnswerSources';
 import { formatBytes, ggufCatalogueUrl, RECOMMENDED_GGUF } from '../../llm/gguf-catalogue';
@@ -142,9 +142,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
         answerTokens,
         temperature: engine.settings.temperature,
         signal: controller.signal,
-        onPrompt: (prompt) =>
-          update({ status: 'streaming', prompt, exactCounts: countedExactly(llm, prompt) }),
-        onText: (piece) => setRun((r) => (r && r.id === id ? { ...r, text: r.text + piece } : r)),
+        ...streamInto(llm, id, setRun),
       },
     );
     if (!generated.ok) return failWith(generated.error);

@@ -2,11 +2,7 @@
  * @file The selected fragments of a retrieval result as the prompt builders take them.
  */
 import type { PromptFragment } from '../../core/prompt';
-import type { RetrievalResult, RunDocument } from '../../workers/retrieval-types';
-
-export function documentOf(result: RetrievalResult, index: number): RunDocument | undefined {
-  return result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
-}
+import { documentOf, type RetrievalResult } from '../../workers/retrieval-types';
 
 /** "pg11.txt · fragment 31 · CHAPTER IX": the document, the fragment's place, its section. */
 export function fragmentLocation(result: RetrievalResult, index: number): string {
@@ -16,27 +12,36 @@ export function fragmentLocation(result: RetrievalResult, index: number): string
   return `${doc?.name ?? 'document'} · fragment ${n}${label ? ` · ${label}` : ''}`;
 }
 
+type RunSpan = NonNullable<RetrievalResult['spans']>[number];
+type RunDocument = RetrievalResult['documents'][number];
+
+/** How a prompt names where a quoted span or fragment sits. */
+export interface Locate {
+  span: (span: RunSpan, doc: RunDocument | undefined) => string;
+  fragment: (index: number, doc: RunDocument) => string;
+}
+
 /**
  * The selected fragments in document order (Eq. 11), with their rank by final score and their
- * text; null while the text of a document they come from is still loading.
+ * text, each located by `locate`; null while the text of a document they come from is still
+ * loading. Code windows merged into spans (core/code/spans.ts) are quoted a span at a time, each
+ * line once; a citation opens the span's best-ranked window.
  */
-export function selectedFragments(
+export function promptFragments(
   result: RetrievalResult,
   sources: ReadonlyMap<string, string>,
+  locate: Locate,
 ): PromptFragment[] | null {
   if (result.spans) {
-    // Code windows merged into spans (core/code/spans.ts): each line once; a citation opens the
-    // span's best-ranked window.
     const byRank = [...result.spans].sort((a, b) => a.rank - b.rank);
     const out: PromptFragment[] = [];
     for (const span of result.spans) {
       const text = sources.get(span.docId);
       if (text === undefined) return null;
-      const doc = documentOf(result, span.best);
       out.push({
         index: span.best,
         rank: byRank.indexOf(span),
-        location: `${doc?.name ?? 'repository'} · fragment ${span.best - (doc?.offset ?? 0) + 1} · ${span.path}:${span.first}-${span.last}`,
+        location: locate.span(span, documentOf(result, span.best)),
         text: text.slice(span.start, span.end),
       });
     }
@@ -52,9 +57,21 @@ export function selectedFragments(
     out.push({
       index,
       rank: rankOf.get(index) ?? out.length,
-      location: fragmentLocation(result, index),
+      location: locate.fragment(index, doc!),
       text: text.slice(result.starts[index], result.ends[index]),
     });
   }
   return out;
+}
+
+/** The selected fragments as the answer prompt takes them, located by document and section. */
+export function selectedFragments(
+  result: RetrievalResult,
+  sources: ReadonlyMap<string, string>,
+): PromptFragment[] | null {
+  return promptFragments(result, sources, {
+    span: (span, doc) =>
+      `${doc?.name ?? 'repository'} · fragment ${span.best - (doc?.offset ?? 0) + 1} · ${span.path}:${span.first}-${span.last}`,
+    fragment: (index) => fragmentLocation(result, index),
+  });
 }

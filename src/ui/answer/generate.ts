@@ -3,7 +3,7 @@
  * then stream the answer. Shared by the answer panel, code completion and the chat.
  */
 import type { Prompt, PromptBudget, PromptResult } from '../../core/prompt';
-import { fitPromptToEngine } from '../../llm/fit';
+import { countedExactly, fitPromptToEngine } from '../../llm/fit';
 import type { GenerateOutcome, LlmEngine, LlmError } from '../../llm/types';
 
 export type FitAndGenerate =
@@ -82,5 +82,35 @@ export function settledRun(outcome: GenerateOutcome) {
     error: stopped ? null : outcome.error,
     text: outcome.text,
     stats: outcome.stats,
+  };
+}
+
+/** A streamed run as the answer panel and the code completion keep it in their state. */
+interface StreamedRun {
+  id: number;
+  status: string;
+  text: string;
+  prompt: Prompt | null;
+  exactCounts: boolean;
+}
+
+/**
+ * fitAndGenerate's `onPrompt` and `onText` for the run of this id in `setRun`'s state: the
+ * prompt (and whether its counts are exact) as the run starts streaming, then the text as it
+ * arrives. A newer run in the state is left alone.
+ */
+export function streamInto<R extends StreamedRun>(
+  llm: LlmEngine,
+  id: number,
+  setRun: (next: (run: R | null) => R | null) => void,
+): Pick<FitAndGenerateOptions, 'onPrompt' | 'onText'> {
+  return {
+    onPrompt: (prompt) =>
+      setRun((r) =>
+        r && r.id === id
+          ? { ...r, status: 'streaming', prompt, exactCounts: countedExactly(llm, prompt) }
+          : r,
+      ),
+    onText: (piece) => setRun((r) => (r && r.id === id ? { ...r, text: r.text + piece } : r)),
   };
 }

@@ -20,7 +20,7 @@ import { ingestFiles } from '../../ingest/ingest';
 import { staticEmbedder } from '../../models/embedder';
 import { nodeGrammarSource } from '../../models/tree-sitter-node';
 import { LibraryService, defaultIndexSettings } from '../../ui/library-service';
-import { createIndexHandlers, type IndexApi } from '../../workers/index-handlers';
+import { createIndexHandlers, type IndexApi } from '../../indexing';
 import { InProcessClient } from '../../workers/in-process';
 import { semanticParams } from '../../workers/retrieval-params';
 import { codeRelationParams } from '../../workers/retrieval-types';

@@ -27,15 +27,15 @@ import type { Caller } from '../../workers/client';
 import type { RetrievalApi } from '../../workers/retrieval.worker';
 import type { RetrievalSettings } from '../../workers/retrieval-types';
 import { SharedEngineSettings, useEngine } from '../answer/useEngine';
-import { embedderSpec, type IndexSettings } from '../library-service';
+import type { IndexSettings } from '../library-service';
 import { ChatSettings } from './ChatSettings';
 import { Composer } from './Composer';
 import { ConversationList } from './ConversationList';
 import { MemoryPanel, type MemoryEntry } from './MemoryPanel';
 import { MessageList, type PendingRound } from './MessageList';
-import { prepareMemory, type MemoryRequest, type PlannerDeps } from './planner';
+import { prepareMemory, type MemoryRequest } from './planner';
+import { memoryKey, useMemoryPlanner, withEntry } from './useMemoryPlanner';
 import { useChats } from './useChats';
-import { staticVectorCache } from './vectors';
 import { downloadRound } from './export-round';
 import './chat.css';
 
@@ -69,38 +69,6 @@ interface Run extends PendingRound {
   entryKey: string | null;
 }
 
-/**
- * Identity of a memory computation: the same inputs give the same plan. `library` names how
- * linked documents are scored (the Ask view's settings), '' for a standalone chat.
- */
-function memoryKey(chatId: string, round: number, request: MemoryRequest, library: string): string {
-  return JSON.stringify([
-    chatId,
-    round,
-    library,
-    request.message,
-    request.settings,
-    request.docIds,
-    request.contextLimit,
-    request.answerTokens,
-    request.style,
-  ]);
-}
-
-const MAX_ENTRIES = 40;
-
-function withEntry(
-  entries: ReadonlyMap<string, MemoryEntry>,
-  key: string,
-  entry: MemoryEntry,
-): Map<string, MemoryEntry> {
-  const next = new Map(entries);
-  next.delete(key);
-  next.set(key, entry);
-  while (next.size > MAX_ENTRIES) next.delete(next.keys().next().value!);
-  return next;
-}
-
 const STOPPED: LlmError = { code: 'aborted', message: 'Stopped.' };
 
 function ChatWorkspace({
@@ -122,7 +90,6 @@ function ChatWorkspace({
   const [problem, setProblem] = useState<string | null>(null);
   const abort = useRef<AbortController | null>(null);
   const runId = useRef(0);
-  const sources = useRef(new Map<string, Promise<string | undefined>>());
 
   useEffect(() => () => abort.current?.abort(), []);
 
@@ -140,38 +107,11 @@ function ChatWorkspace({
   const linkedOf = (c: ChatRecord | null): string[] =>
     c ? c.docIds.filter((id) => indexed.has(id)) : [];
 
-  const vectors = useMemo(() => staticVectorCache(), []);
-  const deps: PlannerDeps = useMemo(
-    () => ({
-      vectors,
-      queryLibrary: (query, docIds, signal) =>
-        retrieval.call(
-          'query',
-          {
-            question: query,
-            docIds,
-            embedder: embedderSpec(indexSettings),
-            semanticK: indexSettings.semanticK,
-            settings: retrievalSettings,
-          },
-          { signal },
-        ),
-      sourceOf: (docId) => {
-        let text = sources.current.get(docId);
-        if (!text) {
-          text = library.getSource(docId);
-          text.catch(() => sources.current.delete(docId));
-          sources.current.set(docId, text);
-        }
-        return text;
-      },
-    }),
-    [vectors, retrieval, indexSettings, retrievalSettings, library],
-  );
-
-  const scoringKey = useMemo(
-    () => JSON.stringify([embedderSpec(indexSettings), indexSettings.semanticK, retrievalSettings]),
-    [indexSettings, retrievalSettings],
+  const { deps, scoringKey } = useMemoryPlanner(
+    library,
+    retrieval,
+    indexSettings,
+    retrievalSettings,
   );
   const libraryKey = (docIds: readonly string[]) => (docIds.length ? scoringKey : '');
 

@@ -13,6 +13,7 @@ import { PromptDetails } from '../answer/PromptDetails';
 import { ScoreBar, fmt } from '../components/ScoreBar';
 import { REASON_LABELS, scorePath, scoreRange, splitParts, switchText, timelineX } from './memory';
 import type { MemoryView } from './planner';
+import { TableHead } from '../components/TableHead';
 
 export interface MemoryEntry {
   /** 0-based round of the message. */
@@ -343,16 +344,9 @@ function MemoryDetails({
         <div className="memory__table-wrap">
           <table className="explain__table memory__table" data-testid="memory-rounds">
             <caption className="visually-hidden">Every past round's scores</caption>
-            <thead>
-              <tr>
-                <th scope="col">Round</th>
-                <th scope="col">In the prompt</th>
-                <th scope="col">Independent</th>
-                <th scope="col">Environment</th>
-                <th scope="col">Final</th>
-                <th scope="col">Rank</th>
-              </tr>
-            </thead>
+            <TableHead
+              columns={['Round', 'In the prompt', 'Independent', 'Environment', 'Final', 'Rank']}
+            />
             <tbody>
               {plan.rounds.map((r) => (
                 <tr

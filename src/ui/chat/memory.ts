@@ -29,7 +29,8 @@ import {
 } from '../../core/prompt';
 import type { ChatSettingsRecord } from '../../store/schema';
 import type { RetrievalResult } from '../../workers/retrieval-types';
-import { documentOf, fragmentLocation } from '../answer/fragments';
+import { fragmentLocation } from '../answer/fragments';
+import { documentOf } from '../../workers/retrieval-types';
 
 /** Words to tokens for library fragments (their costs are word counts): 4/3 tokens a word. */
 export function wordsToTokens(words: number): number {

@@ -16,13 +16,17 @@ import type { Caller } from '../../workers/client';
 import { isAbortError } from '../../workers/protocol';
 import { parseWindowLabel } from '../../core/run';
 import type { RetrievalApi } from '../../workers/retrieval.worker';
-import type { CompletionCursor, RetrievalResult } from '../../workers/retrieval-types';
+import {
+  documentOf,
+  type CompletionCursor,
+  type RetrievalResult,
+} from '../../workers/retrieval-types';
 import { AnswerPanel } from '../answer/AnswerPanel';
-import { PromptDetails } from '../answer/PromptDetails';
 import { embedderSpec, type IndexSettings } from '../library-service';
 import { CodeControls } from './CodeControls';
 import { CodePresetNote } from '../presets/CodePresetNote';
-import { CodeViewer, type InlineCompletion } from './CodeViewer';
+import { CodeViewer } from './CodeViewer';
+import { CompletionPanel, useInlineCompletion } from './CompletionPanel';
 import { FileTree } from './FileTree';
 import {
   cachedWindowsByFile,
@@ -45,7 +49,7 @@ import {
   retrievalSettingsOf,
   type CodeSettings,
 } from './settings';
-import { useCompletion, type CompletionStatus } from './useCompletion';
+import { useCompletion } from './useCompletion';
 import { WindowDetails, type ExplainedWindow, type Explainer } from './WindowDetails';
 import { WindowList } from './WindowList';
 import './code.css';
@@ -69,16 +73,6 @@ const CodeAnswerPanel = memo(AnswerPanel);
 type CodeRequest =
   | { kind: 'question'; question: string }
   | { kind: 'completion'; cursor: CompletionCursor; query: string };
-
-const COMPLETION_STATUS: Record<CompletionStatus, string> = {
-  retrieving: 'Retrieving windows…',
-  preparing: 'Preparing the prompt…',
-  loading: 'Loading the model…',
-  streaming: 'Writing…',
-  done: 'Done.',
-  stopped: 'Stopped.',
-  error: 'The completion could not be made.',
-};
 
 export function CodeView({
   library,
@@ -217,7 +211,7 @@ export function CodeView({
     (index: number) => {
       setFocused(index);
       if (!result || !byFile) return;
-      const doc = result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
+      const doc = documentOf(result, index);
       if (!doc) return;
       for (const [, list] of byFile) {
         const w = list.find((x) => x.index === index);
@@ -288,7 +282,7 @@ export function CodeView({
       // Open the best window where it sits, so the answer's main source is on screen.
       const top = r?.selectedRanked[0];
       const w = top === undefined ? null : parseWindowLabel(r!.labels[top]);
-      const doc = r?.documents.find((d) => top! >= d.offset && top! < d.offset + d.count);
+      const doc = top === undefined ? undefined : documentOf(r!, top);
       if (!w || !doc) return;
       setOpen({ docId: doc.docId, path: w.path });
       setScrollTo((s) => ({ line: w.first, n: (s?.n ?? 0) + 1 }));
@@ -348,26 +342,7 @@ export function CodeView({
     crun && current && crun.cursor.docId === current.docId && crun.cursor.path === current.path
       ? crun
       : null;
-  const inlineText = completionHere?.text;
-  const inlineStatus: InlineCompletion['status'] | undefined = completionHere
-    ? completionHere.status === 'streaming'
-      ? 'streaming'
-      : completionHere.status === 'done'
-        ? 'done'
-        : completionHere.status === 'stopped'
-          ? 'stopped'
-          : completionHere.status === 'error'
-            ? 'error'
-            : 'waiting'
-    : undefined;
-  // Stable while the completion is unchanged, so the (memoised) viewer skips unrelated renders.
-  const inline = useMemo<InlineCompletion | null>(
-    () =>
-      inlineText !== undefined && inlineStatus !== undefined
-        ? { text: inlineText, status: inlineStatus }
-        : null,
-    [inlineText, inlineStatus],
-  );
+  const inline = useInlineCompletion(completionHere);
   const viewerCursor = completionHere ? completionHere.cursor.line : cursorLine;
   const fileWindows: readonly RunWindow[] =
     (current && byFile?.get(fileKey(current.docId, current.path))) || NO_WINDOWS;
@@ -483,51 +458,11 @@ export function CodeView({
       </div>
 
       {crun && (
-        <section
-          className="card completion"
-          aria-labelledby="completion-title"
-          data-testid="completion-panel"
-          data-state={crun.status}
-        >
-          <h2 id="completion-title" className="card__title">
-            Completion at {crun.cursor.path}:{crun.cursor.line}
-          </h2>
-          <p className="stats" role="status" data-testid="completion-status">
-            {COMPLETION_STATUS[crun.status]}
-            {crun.engineLabel && ` · ${crun.engineLabel}`}
-            {crun.stats &&
-              crun.status === 'done' &&
-              ` · ${(crun.stats.elapsedMs / 1000).toFixed(1)} s`}
-          </p>
-          {crun.error && (
-            <div className="answer__error" role="alert" data-testid="completion-error">
-              <p>{crun.error.message}</p>
-              {crun.error.detail && <p className="stats">{crun.error.detail}</p>}
-              {crun.error.code === 'bad-request' && completion.problem && (
-                <p className="stats">Set up the engine in the Answer panel below.</p>
-              )}
-            </div>
-          )}
-          {crun.text && (
-            <pre className="code-completion" data-testid="completion-text">
-              {crun.text}
-            </pre>
-          )}
-          {crun.prompt && (
-            <>
-              <ol className="answer__sources" aria-label="Windows the model was given">
-                {crun.prompt.sources.map((s) => (
-                  <li key={s.label}>
-                    <button type="button" className="link" onClick={() => openWindow(s.index)}>
-                      [{s.label}] {s.location}
-                    </button>
-                  </li>
-                ))}
-              </ol>
-              <PromptDetails prompt={crun.prompt} exact={crun.exactCounts} />
-            </>
-          )}
-        </section>
+        <CompletionPanel
+          run={crun}
+          engineProblem={Boolean(completion.problem)}
+          onPick={openWindow}
+        />
       )}
 
       {result && (

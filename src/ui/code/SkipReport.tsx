@@ -4,7 +4,7 @@
  * the size of the code graph. Shown after the drop, also when nothing could be stored.
  */
 import type { SkipReason, SkippedFile } from '../../ingest/repo';
-import type { IndexRepositoryTimings, RepositoryReport } from '../../workers/index-handlers';
+import type { IndexRepositoryTimings, RepositoryReport } from '../../indexing';
 import { countOf, formatCount } from '../format/numbers';
 
 const REASONS: Record<SkipReason, string> = {

@@ -8,8 +8,9 @@
 import { memo, useEffect, useState } from 'react';
 import type { CodeEdgeKind } from '../../core/code/graph';
 import type { CodeNodeSummary, WindowNeighbourhood } from '../../core/code/explain';
-import type { RetrievalResult } from '../../workers/retrieval-types';
+import { documentOf, type RetrievalResult } from '../../workers/retrieval-types';
 import { fmt } from '../components/ScoreBar';
+import { TableHead } from '../components/TableHead';
 
 const KIND_HELP: Record<string, string> = {
   code: 'Code structure (Eq. 8): windows joined through the code graph (calls 0.8, syntax nesting 0.5, file to its syntax 1.0, directory tree 0.3; path strength = product of the weights on the strongest path) lend their relevance.',
@@ -57,7 +58,7 @@ export const WindowDetails = memo(function WindowDetails({
   explain: Explainer;
   onPick: (index: number) => void;
 }) {
-  const doc = result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
+  const doc = documentOf(result, index);
   const ex = result.explanations[index];
   const alpha = result.settings.alpha;
   const label = result.labels[index] || `#${index + 1}`;
@@ -116,14 +117,9 @@ export const WindowDetails = memo(function WindowDetails({
               <p>No related window with a score contributes.</p>
             ) : (
               <table className="explain__table">
-                <thead>
-                  <tr>
-                    <th scope="col">Related window</th>
-                    <th scope="col">Weight w</th>
-                    <th scope="col">Its independent score</th>
-                    <th scope="col">Share</th>
-                  </tr>
-                </thead>
+                <TableHead
+                  columns={['Related window', 'Weight w', 'Its independent score', 'Share']}
+                />
                 <tbody>
                   {part.contributions.map((c) => (
                     <tr key={c.index}>

@@ -5,7 +5,8 @@
  */
 import { memo } from 'react';
 import type { RetrievalResult } from '../../workers/retrieval-types';
-import { ScoreBar, fmt } from '../components/ScoreBar';
+import { RankedHead } from '../components/RankedList';
+import { fmt } from '../components/ScoreBar';
 
 export const WindowList = memo(function WindowList({
   result,
@@ -32,15 +33,14 @@ export const WindowList = memo(function WindowList({
             data-label={result.labels[i]}
             data-selected={selected.has(i)}
           >
-            <button type="button" className="ranked__open" onClick={() => onPick(i)}>
-              <span className="ranked__rank">{rank + 1}.</span> {result.labels[i] || `#${i + 1}`}
-              {selected.has(i) && <span className="badge badge--selected">selected</span>}
-            </button>
-            <ScoreBar
-              independent={result.independent[i]}
-              environment={result.environment[i]}
-              alpha={result.settings.alpha}
+            <RankedHead
+              result={result}
+              index={i}
+              rank={rank}
+              label={result.labels[i] || `#${i + 1}`}
+              selected={selected.has(i)}
               scale={scale}
+              onPick={onPick}
             />
             {kinds.length > 0 && (
               <p className="ranked__preview" data-testid="window-kinds">

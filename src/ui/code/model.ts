@@ -6,6 +6,7 @@
  */
 import type { PromptFragment } from '../../core/prompt';
 import { parseWindowLabel } from '../../core/run';
+import { promptFragments } from '../answer/fragments';
 import type { DocumentRecord } from '../../store';
 import { COMPLETION_QUERY_LINES, type RetrievalResult } from '../../workers/retrieval-types';
 
@@ -228,37 +229,10 @@ export function retrievedWindows(
   result: RetrievalResult,
   sources: ReadonlyMap<string, string>,
 ): PromptFragment[] | null {
-  if (result.spans) {
-    // Overlapping windows merged (core/code/spans.ts): each line is quoted once.
-    const out: PromptFragment[] = [];
-    const order = [...result.spans].sort((a, b) => a.rank - b.rank);
-    for (const span of result.spans) {
-      const text = sources.get(span.docId);
-      if (text === undefined) return null;
-      out.push({
-        index: span.best,
-        rank: order.indexOf(span),
-        location: `${span.path}:${span.first}-${span.last}`,
-        text: text.slice(span.start, span.end),
-      });
-    }
-    return out;
-  }
-  const rankOf = new Map<number, number>();
-  result.selectedRanked.forEach((index, rank) => rankOf.set(index, rank));
-  const out: PromptFragment[] = [];
-  for (const index of result.selected) {
-    const doc = result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
-    const text = doc ? sources.get(doc.docId) : undefined;
-    if (text === undefined) return null;
-    out.push({
-      index,
-      rank: rankOf.get(index) ?? out.length,
-      location: result.labels[index] || `window ${index - doc!.offset + 1}`,
-      text: text.slice(result.starts[index], result.ends[index]),
-    });
-  }
-  return out;
+  return promptFragments(result, sources, {
+    span: (span) => `${span.path}:${span.first}-${span.last}`,
+    fragment: (index, doc) => result.labels[index] || `window ${index - doc.offset + 1}`,
+  });
 }
 
 /** Heat as a colour's opacity in [0, 1]: the file's best final score over the run's best. */

@@ -4,10 +4,9 @@
  * (RepoCoder's layout, core/prompt.ts codeCompletionPrompt), fitted to the model's context
  * window (the lowest-ranked windows go first), streamed back token by token.
  */
-import { countedExactly } from '../../llm/fit';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { codeCompletionPrompt, type Prompt, type PromptFragment } from '../../core/prompt';
-import { fitAndGenerate, settledRun } from '../answer/generate';
+import { fitAndGenerate, settledRun, streamInto } from '../answer/generate';
 import type { GenerateStats, LlmError } from '../../llm/types';
 import type { CompletionCursor } from '../../workers/retrieval-types';
 import { useEngine } from '../answer/useEngine';
@@ -107,9 +106,7 @@ export function useCompletion() {
           answerTokens,
           temperature: 0,
           signal: controller.signal,
-          onPrompt: (prompt) =>
-            update({ status: 'streaming', prompt, exactCounts: countedExactly(llm, prompt) }),
-          onText: (piece) => setRun((r) => (r && r.id === id ? { ...r, text: r.text + piece } : r)),
+          ...streamInto(llm, id, setRun),
         },
       );
       if (!generated.ok) return failWith(generated.error);

@@ -5,6 +5,7 @@
 import { useState } from 'react';
 import { COMPARE_PIPELINE_NAMES, type Agreement, type ComparePipelineId } from '../../core/compare';
 import { PIPELINE_COLOURS } from '../pipelines/registry';
+import { TableHead } from '../components/TableHead';
 
 const SHOWN = 12;
 
@@ -84,13 +85,7 @@ export function AgreementView({
           </ul>
           <table className="compare__pairs">
             <caption>Overlap of each pair (shared fragments / fragments used by either)</caption>
-            <thead>
-              <tr>
-                <th scope="col">Pair</th>
-                <th scope="col">Shared</th>
-                <th scope="col">Overlap</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Pair', 'Shared', 'Overlap']} />
             <tbody>
               {agreement.pairs.map((p) => (
                 <tr key={`${p.a}-${p.b}`}>

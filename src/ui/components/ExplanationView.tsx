@@ -1,8 +1,9 @@
 import { useMemo } from 'react';
 import { selectionReasons } from '../../core/why/reasons';
-import type { RetrievalResult } from '../../workers/retrieval-types';
+import { documentOf, type RetrievalResult } from '../../workers/retrieval-types';
 import { reasonText } from './reasonText';
 import { fmt } from './ScoreBar';
+import { TableHead } from './TableHead';
 
 const KIND_HELP: Record<string, string> = {
   context:
@@ -82,14 +83,14 @@ export function ExplanationView({
             <p>No related fragment contributes.</p>
           ) : (
             <table className="explain__table">
-              <thead>
-                <tr>
-                  <th scope="col">Related fragment</th>
-                  <th scope="col">Weight w</th>
-                  <th scope="col">Its independent score</th>
-                  <th scope="col">Share of environment</th>
-                </tr>
-              </thead>
+              <TableHead
+                columns={[
+                  'Related fragment',
+                  'Weight w',
+                  'Its independent score',
+                  'Share of environment',
+                ]}
+              />
               <tbody>
                 {part.contributions.map((c) => (
                   <tr key={c.index}>
@@ -135,7 +136,7 @@ export function flowsThrough(kind: string, independent: number, share: number): 
 }
 
 export function describe(result: RetrievalResult, index: number): string {
-  const doc = result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
+  const doc = documentOf(result, index);
   const n = doc ? index - doc.offset + 1 : index + 1;
   const label = result.labels[index];
   return `#${n}${label ? ` (${label})` : ''}${doc && result.documents.length > 1 ? ` · ${doc.name}` : ''}`;

@@ -1,5 +1,6 @@
 import { findInText } from '../../core/find/find';
 import type { RetrievalResult } from '../../workers/retrieval-types';
+import { SearchField } from './SearchField';
 
 export interface RunFind {
   /** Run indices of the passages holding the phrase, ascending. */
@@ -63,16 +64,7 @@ export function FindInBook({
         step(1);
       }}
     >
-      <label htmlFor="find-phrase" className="visually-hidden">
-        Find in the book
-      </label>
-      <input
-        id="find-phrase"
-        type="search"
-        placeholder="Find in the book"
-        value={phrase}
-        onChange={(e) => onPhrase(e.target.value)}
-      />
+      <SearchField id="find-phrase" label="Find in the book" value={phrase} onChange={onPhrase} />
       <button type="button" onClick={() => step(-1)} disabled={found.hits.length === 0}>
         Previous
       </button>

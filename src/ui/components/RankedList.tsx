@@ -1,4 +1,4 @@
-import type { RetrievalResult } from '../../workers/retrieval-types';
+import { documentOf, type RetrievalResult } from '../../workers/retrieval-types';
 import { describe } from './ExplanationView';
 import { ScoreBar } from './ScoreBar';
 
@@ -21,7 +21,7 @@ export function RankedList({
   return (
     <ol className="ranked" aria-label="Fragments ranked by final score" data-testid="ranked-list">
       {[...result.top].map((i, rank) => {
-        const doc = result.documents.find((d) => i >= d.offset && i < d.offset + d.count)!;
+        const doc = documentOf(result, i)!;
         const text = source(doc.docId);
         const preview = text
           ? text.slice(result.starts[i], Math.min(result.ends[i], result.starts[i] + 160))
@@ -33,20 +33,53 @@ export function RankedList({
             data-fragment={i}
             data-selected={selected.has(i)}
           >
-            <button type="button" className="ranked__open" onClick={() => onPick(i)}>
-              <span className="ranked__rank">{rank + 1}.</span> {describe(result, i)}
-              {selected.has(i) && <span className="badge badge--selected">selected</span>}
-            </button>
-            <ScoreBar
-              independent={result.independent[i]}
-              environment={result.environment[i]}
-              alpha={result.settings.alpha}
+            <RankedHead
+              result={result}
+              index={i}
+              rank={rank}
+              label={describe(result, i)}
+              selected={selected.has(i)}
               scale={scale}
+              onPick={onPick}
             />
             {preview && <p className="ranked__preview">{preview.replace(/\s+/g, ' ')}…</p>}
           </li>
         );
       })}
     </ol>
+  );
+}
+
+/** A ranked entry's head: its rank and name (a button that opens it), and its score bar. */
+export function RankedHead({
+  result,
+  index,
+  rank,
+  label,
+  selected,
+  scale,
+  onPick,
+}: {
+  result: RetrievalResult;
+  index: number;
+  rank: number;
+  label: string;
+  selected: boolean;
+  scale: number;
+  onPick: (index: number) => void;
+}) {
+  return (
+    <>
+      <button type="button" className="ranked__open" onClick={() => onPick(index)}>
+        <span className="ranked__rank">{rank + 1}.</span> {label}
+        {selected && <span className="badge badge--selected">selected</span>}
+      </button>
+      <ScoreBar
+        independent={result.independent[index]}
+        environment={result.environment[index]}
+        alpha={result.settings.alpha}
+        scale={scale}
+      />
+    </>
   );
 }

@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { supportingSentences, type SentenceVectors } from '../../core/evidence/support';
-import type { RetrievalResult } from '../../workers/retrieval-types';
+import { documentOf, type RetrievalResult } from '../../workers/retrieval-types';
 import { Highlight } from './Highlight';
 import { sentenceVectors } from './sentence-vectors';
 
@@ -25,7 +25,7 @@ const CONTEXT_CHARS = 600;
 
 export function Reader({ result, index, source, onPick, citation }: ReaderProps) {
   const terms = useMemo(() => new Set(result.queryTerms), [result.queryTerms]);
-  const doc = result.documents.find((d) => index >= d.offset && index < d.offset + d.count);
+  const doc = documentOf(result, index);
   const start = result.starts[index];
   const end = result.ends[index];
   const text = source === null ? '' : source.slice(start, end);

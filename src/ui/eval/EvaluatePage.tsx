@@ -11,16 +11,8 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { STATIC_EMBEDDER_ID, STATIC_MODEL_PATH } from '../../core/embed/static';
 import type { EmbedderSpec } from '../../models/embedder';
 import { DEFAULT_HUB_HOST } from '../../models/settings';
-import { RECOMMENDED_EMBEDDER } from '../library-service';
 import { parseBenchmarkFile, type ParsedBenchmark } from '../../core/eval/datasets';
-import {
-  configKey,
-  configLabel,
-  summarizeGrid,
-  type GridScorer,
-  type GridSpec,
-  type QuestionResult,
-} from '../../core/eval/grid';
+import { configKey } from '../../core/eval/grid';
 import { openLibrary, type Library } from '../../store/library';
 import {
   deleteEvalRun,
@@ -34,61 +26,19 @@ import { LIBRARY_DB_NAME, type EvalRunRecord, type LibraryDb } from '../../store
 import { WorkerClient } from '../../workers/client';
 import type { EvalApi, EvalRunSettings } from '../../workers/eval-handlers';
 import { isAbortError } from '../../workers/protocol';
-import { defaultGridChoice, gridFromChoice, RELATION_SETS, type GridChoice } from './grid-choice';
-import { RecallPlot } from './RecallPlot';
-import { ResultsTable } from './ResultsTable';
+import { defaultGridChoice, gridFromChoice, type GridChoice } from './grid-choice';
+import { GridForm } from './GridForm';
+import { RunView, type Active, type Metric } from './RunView';
 import { AnswerEval } from './AnswerEval';
 import { EngineProvider } from '../answer/useEngine';
-import { HubHostField } from '../hub/HubHostField';
 import { writeHubHost } from '../hub/hub-host';
-import { runJson, summaryCsv } from './export';
-import { download } from './download';
-import { countOf } from '../format/numbers';
 
 interface Loaded {
   files: { name: string; text: string }[];
   benchmark: ParsedBenchmark;
 }
 
-interface Active {
-  run: EvalRunRecord;
-  benchmark: ParsedBenchmark;
-  results: QuestionResult[];
-  progress: { done: number; total: number } | null;
-  /** Results found stored when this run was (re)started, and whether that was a resume. */
-  resumedFrom: number | null;
-  /** When this page (re)started the run, ms since the epoch: later results are this start's. */
-  startedAt: number;
-  running: boolean;
-}
-
-/**
- * The embedders the grid's dense and hybrid scores and the semantic relation can use: the offline
- * GloVe vectors, or the transformer the library recommends (all-MiniLM-L6-v2, downloaded from the
- * hub host the library uses, loaded by the same models/embedder.ts as the main page).
- */
-const GRID_EMBEDDERS = [
-  { id: STATIC_EMBEDDER_ID, label: 'GloVe word vectors (offline)' },
-  { id: RECOMMENDED_EMBEDDER, label: 'all-MiniLM-L6-v2 (transformer, ~23 MB download)' },
-] as const;
-
-const scorersOf = (embedder: string): { id: GridScorer; label: string }[] => [
-  { id: 'bm25', label: 'BM25' },
-  {
-    id: 'dense',
-    label:
-      embedder === STATIC_EMBEDDER_ID
-        ? 'dense (GloVe word vectors, offline)'
-        : `dense (${embedder})`,
-  },
-  { id: 'hybrid', label: 'hybrid (BM25 + dense)' },
-];
-
 const BOOTSTRAP = { resamples: 1000, seed: 20240601 };
-
-function toggle<T>(list: readonly T[], x: T, on: boolean): T[] {
-  return on ? (list.includes(x) ? [...list] : [...list, x]) : list.filter((y) => y !== x);
-}
 
 export function EvaluatePage() {
   const [db, setDb] = useState<LibraryDb | null>(null);
@@ -102,7 +52,7 @@ export function EvaluatePage() {
   const [active, setActive] = useState<Active | null>(null);
   const [runs, setRuns] = useState<EvalRunRecord[]>([]);
   const [runError, setRunError] = useState<string | null>(null);
-  const [metric, setMetric] = useState<'gold' | 'answer'>('gold');
+  const [metric, setMetric] = useState<Metric>('gold');
   const [embedderId, setEmbedderId] = useState<string>(STATIC_EMBEDDER_ID);
   /** Where a transformer embedder is downloaded from: the library's hub host until edited. */
   const [hubHost, setHubHost] = useState<string | null>(null);
@@ -397,39 +347,9 @@ export function EvaluatePage() {
     await refreshRuns(db);
   };
 
-  const activeSpec = active ? (active.run.spec as GridSpec) : null;
-  const activeSettings = active ? (active.run.settings as EvalRunSettings) : null;
-  const questionCount = active
-    ? Math.min(activeSettings?.sample ?? Infinity, active.benchmark.items.length)
-    : 0;
-  const summary = useMemo(
-    () =>
-      active && activeSpec && activeSettings
-        ? summarizeGrid(
-            activeSpec,
-            active.results,
-            activeSettings.baseline,
-            activeSettings.bootstrap,
-          )
-        : [],
-    [active, activeSpec, activeSettings],
-  );
-  const hasGold = summary.some((r) => r.gold.some((c) => c.n > 0));
-  const hasAnswer = summary.some((r) => r.answer.some((c) => c.n > 0));
-  const shownMetric = metric === 'gold' && !hasGold && hasAnswer ? 'answer' : metric;
-  const plotUnit = activeSpec?.budgets.some((b) => b.unit === 'words') ? 'words' : 'tokens';
-
   if (fatal) return <p role="alert">{fatal}</p>;
 
   const b = loaded?.benchmark;
-  const withGold = b ? b.items.filter((i) => i.gold.length > 0).length : 0;
-  const withAnswer = b ? b.items.filter((i) => i.answerText !== null).length : 0;
-  const configs = gridState.spec?.configs ?? [];
-  const sampleN = Number(sample);
-  const chosenQuestions = b
-    ? Math.min(b.items.length, sample.trim() && sampleN > 0 ? sampleN : b.items.length)
-    : 0;
-
   return (
     <main className="eval-page">
       <p className="eval-nav">
@@ -457,177 +377,23 @@ export function EvaluatePage() {
         </p>
       )}
 
-      {b && loaded && (
-        <section aria-labelledby="eval-file-h" data-testid="eval-detected">
-          <h2 id="eval-file-h">{loaded.files[0].name}</h2>
-          <p>
-            Detected format: <strong data-testid="eval-format">{b.label}</strong>
-          </p>
-          <ul className="eval-counts">
-            <li data-testid="eval-count-questions">{b.items.length} questions</li>
-            <li>{countOf(b.documents, 'document')}</li>
-            <li>{withGold} with a gold passage (gold recall)</li>
-            <li>{withAnswer} with an answer text (answer-in-context)</li>
-            {b.skipped > 0 && <li>{b.skipped} left out: nothing to score</li>}
-          </ul>
-          <ul className="eval-notes">
-            {b.notes.map((n) => (
-              <li key={n}>{n}</li>
-            ))}
-          </ul>
-
-          <form
-            className="eval-grid"
-            onSubmit={(e) => {
-              e.preventDefault();
-              void run();
-            }}
-          >
-            <fieldset>
-              <legend>Embedder (dense, hybrid, semantic kNN)</legend>
-              {GRID_EMBEDDERS.map((e) => (
-                <label key={e.id}>
-                  <input
-                    type="radio"
-                    name="grid-embedder"
-                    checked={embedderId === e.id}
-                    onChange={() => setEmbedderId(e.id)}
-                  />{' '}
-                  {e.label}
-                </label>
-              ))}
-              {embedderId !== STATIC_EMBEDDER_ID && (
-                <HubHostField
-                  host={hubHost ?? DEFAULT_HUB_HOST}
-                  onHost={chooseHub}
-                  label="hub host"
-                  testId="eval-hub-host"
-                />
-              )}
-            </fieldset>
-            <fieldset>
-              <legend>Scorers (Eq. 4)</legend>
-              {scorersOf(embedderId).map((s) => (
-                <label key={s.id}>
-                  <input
-                    type="checkbox"
-                    checked={choice.scorers.includes(s.id)}
-                    onChange={(e) =>
-                      setChoice({
-                        ...choice,
-                        scorers: toggle(choice.scorers, s.id, e.target.checked),
-                      })
-                    }
-                  />{' '}
-                  {s.label}
-                </label>
-              ))}
-            </fieldset>
-            <fieldset>
-              <legend>Relations (Eq. 9-10)</legend>
-              {RELATION_SETS.map((r) => (
-                <label key={r.id}>
-                  <input
-                    type="checkbox"
-                    checked={choice.relationSets.includes(r.id)}
-                    onChange={(e) =>
-                      setChoice({
-                        ...choice,
-                        relationSets: toggle(choice.relationSets, r.id, e.target.checked),
-                      })
-                    }
-                  />{' '}
-                  {r.label}
-                </label>
-              ))}
-            </fieldset>
-            <fieldset>
-              <legend>Values (comma-separated)</legend>
-              <label>
-                alpha{' '}
-                <input
-                  value={choice.alphas}
-                  onChange={(e) => setChoice({ ...choice, alphas: e.target.value })}
-                />
-              </label>
-              <label>
-                w_rel{' '}
-                <input
-                  value={choice.wRels}
-                  onChange={(e) => setChoice({ ...choice, wRels: e.target.value })}
-                />
-              </label>
-              <label>
-                fragment sizes (words){' '}
-                <input
-                  value={choice.fragmentWords}
-                  onChange={(e) => setChoice({ ...choice, fragmentWords: e.target.value })}
-                />
-              </label>
-              <label>
-                budgets{' '}
-                <input
-                  value={choice.budgets}
-                  onChange={(e) => setChoice({ ...choice, budgets: e.target.value })}
-                />
-              </label>
-              {(['words', 'tokens'] as const).map((u) => (
-                <label key={u}>
-                  <input
-                    type="checkbox"
-                    checked={choice.units.includes(u)}
-                    onChange={(e) =>
-                      setChoice({ ...choice, units: toggle(choice.units, u, e.target.checked) })
-                    }
-                  />{' '}
-                  in {u}
-                </label>
-              ))}
-            </fieldset>
-            <fieldset>
-              <legend>Run</legend>
-              <label>
-                questions (empty: all {b.items.length}){' '}
-                <input
-                  type="number"
-                  min={1}
-                  value={sample}
-                  onChange={(e) => setSample(e.target.value)}
-                  data-testid="eval-sample"
-                />
-              </label>
-              <label>
-                baseline{' '}
-                <select
-                  value={baselineKey}
-                  onChange={(e) => setBaselineChoice(e.target.value)}
-                  data-testid="eval-baseline"
-                >
-                  {configs.map((c) => (
-                    <option key={configKey(c)} value={configKey(c)}>
-                      {configLabel(c)}
-                    </option>
-                  ))}
-                </select>
-              </label>
-            </fieldset>
-            {gridState.problems.length > 0 && (
-              <ul className="eval-error" role="alert">
-                {gridState.problems.map((p) => (
-                  <li key={p}>{p}</li>
-                ))}
-              </ul>
-            )}
-            <p data-testid="eval-grid-size">
-              {configs.length} configurations × {chosenQuestions} questions ={' '}
-              {configs.length * chosenQuestions} results, each at{' '}
-              {gridState.spec?.budgets.length ?? 0} budgets.
-            </p>
-            <button type="submit" disabled={!gridState.spec || !db || Boolean(active?.running)}>
-              Run the grid
-            </button>
-          </form>
-        </section>
+      {loaded && (
+        <GridForm
+          loaded={loaded}
+          choice={choice}
+          setChoice={setChoice}
+          embedderId={embedderId}
+          setEmbedderId={setEmbedderId}
+          hubHost={hubHost}
+          chooseHub={chooseHub}
+          sample={sample}
+          setSample={setSample}
+          baselineKey={baselineKey}
+          setBaselineChoice={setBaselineChoice}
+          gridState={gridState}
+          disabled={!gridState.spec || !db || Boolean(active?.running)}
+          run={run}
+        />
       )}
 
       {b && loaded && library && db && (
@@ -653,130 +419,16 @@ export function EvaluatePage() {
         </p>
       )}
 
-      {active && activeSpec && activeSettings && (
-        <section
-          aria-labelledby="eval-run-h"
-          data-testid="eval-run"
-          data-status={active.run.status}
-        >
-          <h2 id="eval-run-h">
-            Run on {active.run.fileName} ({active.benchmark.label})
-          </h2>
-          <p>
-            Status:{' '}
-            <span data-testid="eval-status">{active.running ? 'running' : active.run.status}</span>
-            {active.resumedFrom !== null && active.resumedFrom > 0 && (
-              <span data-testid="eval-resumed" data-started-at={active.startedAt}>
-                {' '}
-                · resumed: {active.resumedFrom} results were already stored and are not computed
-                again
-              </span>
-            )}
-          </p>
-          {active.progress && (
-            <p>
-              <progress
-                value={active.progress.done}
-                max={active.progress.total}
-                aria-label="Evaluation progress"
-                data-testid="eval-progress"
-                data-done={active.progress.done}
-                data-total={active.progress.total}
-              />{' '}
-              {active.progress.done} / {active.progress.total} (configuration, question) pairs
-            </p>
-          )}
-          <p className="eval-actions">
-            {active.running ? (
-              <button type="button" onClick={() => void pause()}>
-                Pause
-              </button>
-            ) : (
-              active.run.status !== 'done' &&
-              db && (
-                <button type="button" onClick={() => void open(db, active.run, true)}>
-                  Resume
-                </button>
-              )
-            )}
-            {active.running && (
-              <button type="button" onClick={() => void cancel()}>
-                Cancel (discard this run)
-              </button>
-            )}
-            <button
-              type="button"
-              onClick={() =>
-                download(
-                  `${active.run.fileName.replace(/\.[^.]*$/, '')}-evaluation.csv`,
-                  'text/csv',
-                  summaryCsv(activeSpec, summary, activeSettings.baseline),
-                )
-              }
-            >
-              Export CSV
-            </button>
-            <button
-              type="button"
-              onClick={() =>
-                db &&
-                void listEvalResults(db, active.run.id).then((all) =>
-                  download(
-                    `${active.run.fileName.replace(/\.[^.]*$/, '')}-evaluation.json`,
-                    'application/json',
-                    runJson(active.run, active.benchmark.label, summary, all),
-                  ),
-                )
-              }
-            >
-              Export JSON
-            </button>
-          </p>
-          <p>
-            Baseline:{' '}
-            {activeSpec.configs.find((c) => configKey(c) === activeSettings.baseline)
-              ? configLabel(
-                  activeSpec.configs.find((c) => configKey(c) === activeSettings.baseline)!,
-                )
-              : activeSettings.baseline}
-            . Embedder: <span data-testid="eval-embedder">{activeSettings.embedder.id}</span>.
-            Intervals: paired bootstrap over questions, {activeSettings.bootstrap.resamples}{' '}
-            resamples, seed {activeSettings.bootstrap.seed}.
-          </p>
-          <fieldset className="eval-metric">
-            <legend>Metric</legend>
-            <label>
-              <input
-                type="radio"
-                name="metric"
-                checked={shownMetric === 'gold'}
-                disabled={!hasGold}
-                onChange={() => setMetric('gold')}
-              />{' '}
-              gold recall
-            </label>
-            <label>
-              <input
-                type="radio"
-                name="metric"
-                checked={shownMetric === 'answer'}
-                disabled={!hasAnswer}
-                onChange={() => setMetric('answer')}
-              />{' '}
-              answer-in-context
-            </label>
-          </fieldset>
-          <ResultsTable
-            spec={activeSpec}
-            rows={summary}
-            metric={shownMetric}
-            baseline={activeSettings.baseline}
-            questions={questionCount}
-          />
-          {active.results.length > 0 && (
-            <RecallPlot spec={activeSpec} rows={summary} metric={shownMetric} unit={plotUnit} />
-          )}
-        </section>
+      {active && (
+        <RunView
+          active={active}
+          db={db}
+          metric={metric}
+          setMetric={setMetric}
+          onPause={pause}
+          onCancel={cancel}
+          onResume={() => (db ? open(db, active.run, true) : Promise.resolve())}
+        />
       )}
 
       {runs.length > 0 && (

@@ -1,17 +1,9 @@
 import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { Library, QuestionRecord } from '../../store';
+import { SearchField } from '../components/SearchField';
+import { download } from '../eval/download';
 import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
 import { historyToJson, historyToMarkdown, searchHistory } from './export';
-
-/** Offer `text` as a file download (a blob: URL of this page's origin; nothing is sent). */
-function download(name: string, type: string, text: string) {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const a = document.createElement('a');
-  a.href = url;
-  a.download = name;
-  a.click();
-  setTimeout(() => URL.revokeObjectURL(url), 1000);
-}
 
 /**
  * The library's questions and answers (kept in IndexedDB's `questions` store): listed newest
@@ -51,15 +43,11 @@ export function HistoryPanel({
         Questions asked <span className="stats">({records.length})</span>
       </summary>
       <div className="history__tools">
-        <label className="visually-hidden" htmlFor="history-search">
-          Search the history
-        </label>
-        <input
+        <SearchField
           id="history-search"
-          type="search"
-          placeholder="Search the history"
+          label="Search the history"
           value={query}
-          onChange={(e) => setQuery(e.target.value)}
+          onChange={setQuery}
         />
         <button
           type="button"

@@ -248,33 +248,25 @@ export function ModelCheck() {
           </select>
         </div>
         {settings.choice === CUSTOM_MODEL && (
-          <div className="field">
-            <label htmlFor="model-id">Hub id</label>
-            <input
-              id="model-id"
-              type="text"
-              placeholder="org/model-name"
-              value={settings.customId}
-              disabled={busy}
-              onChange={(e) => update({ customId: e.target.value })}
-              required
-              spellCheck={false}
-            />
-          </div>
+          <RequiredField
+            id="model-id"
+            label="Hub id"
+            type="text"
+            placeholder="org/model-name"
+            value={settings.customId}
+            disabled={busy}
+            onChange={(customId) => update({ customId })}
+          />
         )}
         {modelInfo && <p className="note">{modelInfo.note}</p>}
-        <div className="field">
-          <label htmlFor="hub-host">Hub host</label>
-          <input
-            id="hub-host"
-            type="url"
-            value={settings.host}
-            disabled={busy}
-            onChange={(e) => update({ host: e.target.value })}
-            required
-            spellCheck={false}
-          />
-        </div>
+        <RequiredField
+          id="hub-host"
+          label="Hub host"
+          type="url"
+          value={settings.host}
+          disabled={busy}
+          onChange={(host) => update({ host })}
+        />
         <div className="row">
           <div className="field">
             <label htmlFor="device">Device</label>
@@ -445,5 +437,40 @@ function Results({ result }: { result: CheckResult }) {
         </pre>
       </details>
     </section>
+  );
+}
+
+/** A required text field of the form (no spell-check: ids and addresses). */
+function RequiredField({
+  id,
+  label,
+  type,
+  placeholder,
+  value,
+  disabled,
+  onChange,
+}: {
+  id: string;
+  label: string;
+  type: 'text' | 'url';
+  placeholder?: string;
+  value: string;
+  disabled: boolean;
+  onChange: (value: string) => void;
+}) {
+  return (
+    <div className="field">
+      <label htmlFor={id}>{label}</label>
+      <input
+        id={id}
+        type={type}
+        placeholder={placeholder}
+        value={value}
+        disabled={disabled}
+        onChange={(e) => onChange(e.target.value)}
+        required
+        spellCheck={false}
+      />
+    </div>
   );
 }

@@ -11,6 +11,7 @@ import { useState, type FormEvent } from 'react';
 import type { WorkerClient } from '../../workers/client';
 import type { EmbedApi } from '../../workers/embed.worker';
 import { parseRankingSets, rankSets, type RankedSet } from './check';
+import { TableHead } from '../components/TableHead';
 
 export function RankPassages({
   worker,
@@ -88,13 +89,7 @@ export function RankPassages({
           {result.sets.slice(0, 5).map((set, i) => (
             <table key={i} className="ranking">
               <caption>{set.query}</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Rank</th>
-                  <th scope="col">Cosine</th>
-                  <th scope="col">Passage</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Rank', 'Cosine', 'Passage']} />
               <tbody>
                 {set.order.map((p, rank) => (
                   <tr key={p}>

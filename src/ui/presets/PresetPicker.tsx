@@ -14,6 +14,18 @@ export function presetRetrievalSettings(preset: RetrievalPreset): RetrievalSetti
   };
 }
 
+/** The settings with a preset's ranking knobs (the budget stays as it is). */
+function withPreset(retrieval: RetrievalSettings, p: RetrievalPreset): RetrievalSettings {
+  return {
+    ...retrieval,
+    alpha: p.alpha,
+    wRel: p.wRel,
+    relations: [...p.relations],
+    scoring: p.scoring,
+    queryWords: p.queryWords,
+  };
+}
+
 /** Which book preset the settings match, or null when the user has moved a knob. */
 export function matchingPreset(
   retrieval: RetrievalSettings,
@@ -50,14 +62,7 @@ export function followMeasuredPreset(
   const p = retrievalPreset('prose', 'measured', next.embedderId);
   if (p === on) return null;
   return {
-    retrieval: {
-      ...retrieval,
-      alpha: p.alpha,
-      wRel: p.wRel,
-      relations: [...p.relations],
-      scoring: p.scoring,
-      queryWords: p.queryWords,
-    },
+    retrieval: withPreset(retrieval, p),
     index: p.wordsPerFragment === null ? next : { ...next, wordsPerFragment: p.wordsPerFragment },
     preset: p,
   };
@@ -107,14 +112,7 @@ export function PresetPicker({
   const note = embedderPresetNote(retrieval, index);
   const apply = (id: PresetId) => {
     const p = retrievalPreset('prose', id, index.embedderId);
-    onRetrieval({
-      ...retrieval,
-      alpha: p.alpha,
-      wRel: p.wRel,
-      relations: [...p.relations],
-      scoring: p.scoring,
-      queryWords: p.queryWords,
-    });
+    onRetrieval(withPreset(retrieval, p));
     if (p.wordsPerFragment !== null && p.wordsPerFragment !== index.wordsPerFragment) {
       onIndex({ ...index, wordsPerFragment: p.wordsPerFragment });
     }

@@ -9,7 +9,7 @@ import { ingestFiles } from '../../ingest/ingest';
 import { staticEmbedder } from '../../models/embedder';
 import { nodeGrammarSource } from '../../models/tree-sitter-node';
 import { openLibrary, type Library } from '../../store';
-import { createIndexHandlers, type IndexApi } from '../../workers/index-handlers';
+import { createIndexHandlers, type IndexApi } from '../../indexing';
 import { InProcessClient } from '../../workers/in-process';
 import { defaultIndexSettings, LibraryService } from '../library-service';
 

@@ -3,7 +3,7 @@ import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openLibrary, type Library } from '../store';
 import { sampleDocument } from '../store/testing';
-import { HeldIndexes, libraryOpener, storeHeld, type HeldParts } from './index-store';
+import { HeldIndexes, libraryOpener, storeHeld, type HeldParts } from './held';
 
 /** An index as the worker holds it, from the store's own sample document. */
 function heldOf(id: string, count = 6): HeldParts {

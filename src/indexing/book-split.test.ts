@@ -5,9 +5,11 @@ import { STATIC_EMBEDDER_ID } from '../core/embed/static';
 import { splitProse } from '../core/fragment';
 import { ingestFiles } from '../ingest/ingest';
 import type { TextEmbedder } from '../models/embedder';
-import type { HandlerContext } from './host';
-import { createIndexHandlers, type IndexRequest } from './index-handlers';
-import { isAbortError, type Progress } from './protocol';
+import type { IndexContext } from './types';
+import { createIndexHandlers } from './handlers';
+import type { IndexRequest } from './types';
+import { isAbortError } from '../core/abort';
+import type { Progress } from '../core/types';
 
 /**
  * The index worker's split: a dropped plain-text book is split as it streams in, a
@@ -31,7 +33,7 @@ const context = (onProgress: (p: Progress) => void = () => {}, signal?: AbortSig
     signal: signal ?? new AbortController().signal,
     progress: onProgress,
     transfer: () => {},
-  }) satisfies HandlerContext;
+  }) satisfies IndexContext;
 
 const request = (source: IndexRequest['source']): IndexRequest => ({
   docId: 'd',

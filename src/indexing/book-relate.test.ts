@@ -4,8 +4,9 @@ import { prng } from '../core/prng';
 import { EXACT_MAX_FRAGMENTS, semanticNeighbours } from '../core/relations/semantic';
 import { semanticWork, type SemanticPool } from '../core/relations/semantic-parallel';
 import { normalizeRows } from '../core/vectors';
-import type { HandlerContext } from './host';
-import { createIndexHandlers, type IndexDependencies } from './index-handlers';
+import type { IndexContext } from './types';
+import { createIndexHandlers } from './handlers';
+import type { IndexDependencies } from './types';
 
 const n = EXACT_MAX_FRAGMENTS + 500;
 
@@ -23,7 +24,7 @@ const deps = (semanticPool: () => SemanticPool | null): IndexDependencies => ({
   semanticPool,
 });
 
-const context = (signal = new AbortController().signal): HandlerContext => ({
+const context = (signal = new AbortController().signal): IndexContext => ({
   signal,
   progress: () => {},
   transfer: () => {},

@@ -17,16 +17,8 @@
  */
 import type { CsrMatrix, VectorSet } from '../core/types';
 import type { FileParse, PreviousRepositoryIndex } from '../ingest/reindex';
-import type { DocumentRecord, Library, NewDocument, RelationParams } from '../store';
-import type { HandlerContext } from './host';
-
-/** A document's fragments as spans of its text, with their word counts and labels. */
-export interface IndexedFragments {
-  starts: Uint32Array;
-  ends: Uint32Array;
-  words: Uint32Array;
-  labels: string[];
-}
+import type { DocumentRecord, Library } from '../store';
+import type { IndexContext, IndexedFragments, StoreHeldRequest } from './types';
 
 /** What the worker keeps of one index between computing it and storing it. */
 export interface HeldParts {
@@ -39,18 +31,6 @@ export interface HeldParts {
   parses?: FileParse[];
   /** The parses' size as JSON, in characters, when known (the store need not measure it). */
   parsesChars?: number;
-}
-
-/** How the page asks for a held index to be stored. */
-export interface StoreHeldRequest {
-  held: number;
-  /** The library's database name (the page's connection's), so both write the same library. */
-  dbName: string;
-  document: NewDocument;
-  /** The parameters the semantic relation is stored under (its key in the library). */
-  semanticParams: RelationParams;
-  /** The code relation's, for a repository. */
-  codeParams?: RelationParams;
 }
 
 /**
@@ -99,7 +79,7 @@ export async function storeHeld(
   holding: HeldIndexes,
   open: (dbName: string) => Promise<Library>,
   req: StoreHeldRequest,
-  ctx: HandlerContext,
+  ctx: IndexContext,
 ): Promise<DocumentRecord> {
   const parts = holding.take(req.held);
   const library = await open(req.dbName);
