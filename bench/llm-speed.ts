@@ -12,6 +12,9 @@
  *
  * `LLM_SPEED_MODELS` (comma-separated hub paths `owner/repo/file.gguf` under the models cache)
  * measures other files than SmolLM2 Q4_1, e.g. the quantised copies made while profiling.
+ * `LLM_SPEED_DISTS` (comma-separated build folders, default `BENCH_DIST` or `dist`) measures
+ * several builds of the app in the same run, e.g. one built with another wllama version: each
+ * row names the wllama version its page ran.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -36,6 +39,8 @@ const THREADS = [1, 2] as const;
 export interface LlmSpeedRow {
   model: string;
   engine: 'native' | 'wllama';
+  /** wllama only: the @wllama/wllama version the built page ran. */
+  wllamaVersion?: string;
   threads: number;
   promptTokens: number;
   promptTokensPerS: number;
@@ -119,10 +124,11 @@ async function measureNative(modelPath: string, prompt: string): Promise<LlmSpee
 async function measureWllama(
   hubPath: string,
   prompt: string,
+  dist: string,
   log: (line: string) => void,
 ): Promise<LlmSpeedRow[]> {
   const mirror = await startHubMirror();
-  const stop = await startPreview(PORT, process.env.BENCH_DIST ?? 'dist');
+  const stop = await startPreview(PORT, dist);
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: chromiumArgs,
@@ -151,6 +157,7 @@ async function measureWllama(
           throw new Error(`llm.html: ${await page.getByRole('status').textContent()}`);
         }
         const r = JSON.parse((await page.getByTestId('result').textContent()) ?? '{}') as {
+          wllamaVersion?: string;
           threads: number;
           crossOriginIsolated: boolean;
           promptTokens: number;
@@ -159,10 +166,11 @@ async function measureWllama(
           generationTokensPerS: number;
           firstTokenMs: number;
         };
-        log(`wllama ${threads} thread(s): ${JSON.stringify(r)}`);
+        log(`wllama (${dist}) ${threads} thread(s): ${JSON.stringify(r)}`);
         rows.push({
           model: file[file.length - 1],
           engine: 'wllama',
+          ...(r.wllamaVersion ? { wllamaVersion: r.wllamaVersion } : {}),
           threads: r.threads,
           promptTokens: r.promptTokens,
           promptTokensPerS: r.promptTokensPerS,
@@ -190,6 +198,9 @@ export const llmSpeedSection: BenchSection = {
   async run(log) {
     requireRealModel('SmolLM2-135M-Instruct');
     const models = (process.env.LLM_SPEED_MODELS ?? DEFAULT_MODEL).split(',').filter(Boolean);
+    const dists = (process.env.LLM_SPEED_DISTS ?? process.env.BENCH_DIST ?? 'dist')
+      .split(',')
+      .filter(Boolean);
     const prompt = alicePrompt();
     const load = os.loadavg();
     const rows: LlmSpeedRow[] = [];
@@ -198,7 +209,8 @@ export const llmSpeedSection: BenchSection = {
       if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run models\`.`);
       const native = await measureNative(file, prompt);
       for (const r of native) log(`native ${r.threads} thread(s): ${JSON.stringify(r)}`);
-      rows.push(...native, ...(await measureWllama(hubPath, prompt, log)));
+      rows.push(...native);
+      for (const dist of dists) rows.push(...(await measureWllama(hubPath, prompt, dist, log)));
     }
     const loadAfter = os.loadavg();
     const ratio = (r: LlmSpeedRow) => {
@@ -212,14 +224,16 @@ export const llmSpeedSection: BenchSection = {
           }
         : null;
     };
+    const versions = [...new Set(rows.map((r) => r.wllamaVersion ?? '?'))];
     const markdown = [
-      `Command: \`npm run bench -- llm-speed\`. The opening ${PROMPT_WORDS} words of Alice in Wonderland as a plain prompt, ${GENERATE} tokens written at temperature 0, context ${CONTEXT}; native llama.cpp via node-llama-cpp 3.22.1 (prebuilt CPU binary) and wllama 3.8.1 in the built app (llm.html) in headless Debian Chromium, one after the other in one run. Load average before ${load.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`,
+      `Command: \`npm run bench -- llm-speed\`. The opening ${PROMPT_WORDS} words of Alice in Wonderland as a plain prompt, ${GENERATE} tokens written at temperature 0, context ${CONTEXT}; native llama.cpp via node-llama-cpp 3.22.1 (prebuilt CPU binary) and wllama ${versions.join(' and ')} in the built app (llm.html, ${dists.join(', ')}) in headless Debian Chromium, one after the other in one run. Load average before ${load.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`,
       '',
       '| model | engine | threads | prompt tokens | prompt tokens/s | generation tokens/s | first token | native is … faster (prompt / generation) |',
       '|---|---|---:|---:|---:|---:|---:|---:|',
       ...rows.map((r) => {
         const x = r.engine === 'wllama' ? ratio(r) : null;
-        return `| ${r.model} | ${r.engine} | ${r.threads} | ${r.promptTokens} | ${r.promptTokensPerS.toFixed(1)} | ${r.generationTokensPerS.toFixed(1)} | ${(r.firstTokenMs / 1000).toFixed(2)} s | ${x ? `${x.prompt.toFixed(1)}x / ${x.generation.toFixed(1)}x` : '–'} |`;
+        const engine = r.wllamaVersion ? `wllama ${r.wllamaVersion}` : r.engine;
+        return `| ${r.model} | ${engine} | ${r.threads} | ${r.promptTokens} | ${r.promptTokensPerS.toFixed(1)} | ${r.generationTokensPerS.toFixed(1)} | ${(r.firstTokenMs / 1000).toFixed(2)} s | ${x ? `${x.prompt.toFixed(1)}x / ${x.generation.toFixed(1)}x` : '–'} |`;
       }),
     ].join('\n');
     return {
@@ -228,6 +242,7 @@ export const llmSpeedSection: BenchSection = {
         generate: GENERATE,
         contextSize: CONTEXT,
         loadAverage: { before: load, after: loadAfter },
+        dists,
         rows,
       },
       markdown,

