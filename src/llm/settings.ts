@@ -32,7 +32,8 @@ export interface EngineSettings {
   /** A GGUF URL or hub shorthand (owner/repo/file.gguf); a dropped file is not stored. */
   /** `hub`: where the recommended models are downloaded from (the Hugging Face hub or a mirror). */
   /** `threads`: CPU threads for llama.cpp, 0 = automatic (half the cores). */
-  wllama: { url: string; contextSize: number; hub: string; threads: number };
+  /** `gpu`: run the model on the GPU (WebGPU) when the computer has a usable one. */
+  wllama: { url: string; contextSize: number; hub: string; threads: number; gpu: boolean };
   webllm: { modelId: string };
 }
 
@@ -71,7 +72,13 @@ export const defaultEngineSettings: Readonly<EngineSettings> = Object.freeze({
     model: 'claude-sonnet-4-5',
     contextLimit: 200_000,
   },
-  wllama: { url: '', contextSize: 4096, hub: DEFAULT_HUB_HOST.replace(/\/+$/, ''), threads: 0 },
+  wllama: {
+    url: '',
+    contextSize: 4096,
+    hub: DEFAULT_HUB_HOST.replace(/\/+$/, ''),
+    threads: 0,
+    gpu: false,
+  },
   webllm: { modelId: DEFAULT_WEBLLM_MODEL },
 });
 
@@ -116,6 +123,7 @@ export function normalizeEngineSettings(stored: unknown): EngineSettings {
       url: str(w.url, d.wllama.url),
       contextSize: int(w.contextSize, d.wllama.contextSize, 256, 131_072),
       threads: int(w.threads, d.wllama.threads, 0, 32),
+      gpu: typeof w.gpu === 'boolean' ? w.gpu : d.wllama.gpu,
       hub: /^https?:\/\/\S+$/i.test(str(w.hub, '')) ? str(w.hub, '') : d.wllama.hub,
     },
     webllm: { modelId: webLlmModel(modelId) ? modelId : d.webllm.modelId },

@@ -179,6 +179,7 @@ export function useEngineState(library: SettingsStore, hubSetting?: HubSetting):
     const options = {
       contextSize: settings.wllama.contextSize,
       ...(settings.wllama.threads ? { threads: settings.wllama.threads } : {}),
+      ...(settings.wllama.gpu ? { gpu: 'auto' as const } : {}),
     };
     if (ggufFile) return { kind: 'wllama', source: { kind: 'file', file: ggufFile }, options };
     const url = ggufUrl(settings.wllama.url);
@@ -305,6 +306,7 @@ export function SharedEngineSettings({ busy }: { busy: boolean }) {
         const options = {
           contextSize: settings.wllama.contextSize,
           ...(settings.wllama.threads ? { threads: settings.wllama.threads } : {}),
+          ...(settings.wllama.gpu ? { gpu: 'auto' as const } : {}),
         };
         void local.load({ kind: 'wllama', source: { kind: 'url', url }, options });
       }}
