@@ -371,6 +371,22 @@ export async function loadWllama(
     };
   }
   const info = wllama.getLoadedContextInfo();
+  // wllama resolves even when llama.cpp refused the file (a GGUF header, then noise): its load
+  // result says `success: false` and the context has no tokens.
+  if (
+    (info as { success?: boolean }).success === false ||
+    !(info.n_ctx > 0) ||
+    !(info.n_vocab > 0)
+  ) {
+    await wllama.exit().catch(() => {});
+    return {
+      ok: false,
+      error: loadError(
+        `llama.cpp could not load ${name}. Is it a complete GGUF file of a model architecture llama.cpp supports?`,
+        `llama.cpp's load result: context ${info.n_ctx}, vocabulary ${info.n_vocab}`,
+      ),
+    };
+  }
   const trainedContext = info.n_ctx_train || info.n_ctx;
   const model: LoadedModelInfo = {
     name,
