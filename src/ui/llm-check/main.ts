@@ -5,7 +5,8 @@
  *
  * The numbers are in `<pre data-testid="result">` as JSON; the page's state is `data-state` on
  * its <main> ('running', 'done', 'error'). URL parameters fill the form (`model`, `threads`,
- * `max`, `ctx`); `gpu` (off, auto, on) asks for wllama's WebGPU backend, `batch` sets n_batch.
+ * `max`, `ctx`); `gpu` (off, auto, on) asks for wllama's WebGPU backend, `batch` sets n_batch, `keep=1` leaves
+ * the model loaded after the run.
  */
 import { version as wllamaVersion } from '@wllama/wllama/package.json';
 import { loadWllama, type GpuChoice } from '../../llm/wllama';
@@ -82,6 +83,7 @@ async function run() {
     main.dataset.state = 'error';
     status.textContent = `The model failed: ${String(error)}`;
   } finally {
-    await loaded.engine.dispose();
+    // `keep=1` leaves the model loaded (the llm-profile bench reads its worker's profile after).
+    if (params.get('keep') !== '1') await loaded.engine.dispose();
   }
 }
