@@ -194,6 +194,8 @@ export const llmProfileSection: BenchSection = {
           top: rows.slice(0, 60),
         },
         markdown,
+        // One file per model: llm-profile-Q4_1.json, llm-profile-Q8_0.json.
+        file: `llm-profile-${/\.([A-Za-z0-9_]+)\.gguf$/.exec(file.at(-1) ?? '')?.[1] ?? 'model'}`,
       };
     } finally {
       await browser.close();

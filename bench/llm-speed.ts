@@ -16,7 +16,7 @@
  * several builds of the app in the same run, e.g. one built with another wllama version: each
  * row names the wllama version its page ran.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from '@playwright/test';
@@ -53,6 +53,57 @@ export interface LlmSpeedRow {
   generatedTokens: number;
   /** wllama only: whether the page was cross-origin isolated (wasm threads need it). */
   crossOriginIsolated?: boolean;
+  /**
+   * CPU seconds the whole run took (prompt and generation): native, the Node process; wllama, every
+   * process of the browser. Unlike the speeds, it hardly moves with the machine's load, so it
+   * compares two builds fairly on a busy machine.
+   */
+  cpuSeconds?: number;
+}
+
+const CLOCK_TICKS = 100;
+
+/** CPU ticks (user + system) of `root` and every process below it, by pid. */
+function treeTicks(root: number): Map<number, number> {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const out = new Map<number, number>();
+  const walk = (pid: number) => {
+    out.set(pid, stats.get(pid)?.ticks ?? 0);
+    for (const [child, s] of stats) if (s.ppid === pid && !out.has(child)) walk(child);
+  };
+  if (stats.has(root)) walk(root);
+  return out;
+}
+
+/** CPU seconds spent by the tree between two snapshots (processes that ended are not counted). */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let ticks = 0;
+  for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
+  return ticks / CLOCK_TICKS;
+}
+
+/** The browser process: the one launched with `marker` among its arguments. */
+function browserPid(marker: string): number {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (cmd.includes(marker) && !cmd.includes('--type=')) return Number(name);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return -1;
 }
 
 /** The prompt: the book's opening, whitespace folded, cut at `PROMPT_WORDS` words. */
@@ -92,6 +143,7 @@ async function measureNative(modelPath: string, prompt: string): Promise<LlmSpee
         const context = await model.createContext({ contextSize: CONTEXT, threads });
         try {
           const sequence = context.getSequence();
+          const cpu = process.cpuUsage();
           const started = performance.now();
           let first = 0;
           let n = 0;
@@ -102,7 +154,9 @@ async function measureNative(modelPath: string, prompt: string): Promise<LlmSpee
             if (n >= GENERATE) break;
           }
           const end = performance.now();
+          const used = process.cpuUsage(cpu);
           return {
+            cpuSeconds: (used.user + used.system) / 1e6,
             model: path.basename(modelPath),
             engine: 'native' as const,
             threads,
@@ -133,10 +187,12 @@ async function measureWllama(
 ): Promise<LlmSpeedRow[]> {
   const mirror = await startHubMirror();
   const stop = await startPreview(PORT, dist);
+  const marker = `--fragrel-llm-speed=${process.pid}-${Date.now()}`;
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: chromiumArgs,
+    args: [...chromiumArgs, marker],
   });
+  const root = browserPid(marker);
   const [owner, repo, ...file] = hubPath.split('/');
   const url = new URL(`${owner}/${repo}/resolve/main/${file.join('/')}`, mirror.url).href;
   const rows: LlmSpeedRow[] = [];
@@ -154,9 +210,15 @@ async function measureWllama(
         await page.goto(`http://127.0.0.1:${PORT}/llm.html?${params}`);
         await page.locator('#prompt').fill(prompt);
         await page.getByRole('button', { name: 'Run' }).click();
+        // From the model loaded (the page says it is reading) to the end of the run.
+        await page.getByRole('status').filter({ hasText: 'Reading the prompt' }).waitFor({
+          timeout: 300_000,
+        });
+        const cpuBefore = treeTicks(root);
         await page.locator('main[data-state="done"], main[data-state="error"]').waitFor({
           timeout: 900_000,
         });
+        const cpuSeconds = cpuBetween(cpuBefore, treeTicks(root));
         if ((await page.locator('main').getAttribute('data-state')) === 'error') {
           throw new Error(`llm.html: ${await page.getByRole('status').textContent()}`);
         }
@@ -182,6 +244,7 @@ async function measureWllama(
           firstTokenMs: r.firstTokenMs,
           generatedTokens: r.generatedTokens,
           crossOriginIsolated: r.crossOriginIsolated,
+          ...(root > 0 ? { cpuSeconds } : {}),
         });
       } finally {
         await page.context().close();
@@ -228,16 +291,18 @@ export const llmSpeedSection: BenchSection = {
           }
         : null;
     };
-    const versions = [...new Set(rows.map((r) => r.wllamaVersion ?? '?'))];
+    const versions = [
+      ...new Set(rows.filter((r) => r.engine === 'wllama').map((r) => r.wllamaVersion ?? '?')),
+    ];
     const markdown = [
       `Command: \`npm run bench -- llm-speed\`. The opening ${PROMPT_WORDS} words of Alice in Wonderland as a plain prompt, ${GENERATE} tokens written at temperature 0, context ${CONTEXT}; native llama.cpp via node-llama-cpp 3.22.1 (prebuilt CPU binary) and wllama ${versions.join(' and ')} in the built app (llm.html, ${dists.join(', ')}) in headless Debian Chromium, one after the other in one run. Load average before ${load.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`,
       '',
-      '| model | engine | threads | prompt tokens | prompt tokens/s | generation tokens/s | first token | native is … faster (prompt / generation) |',
-      '|---|---|---:|---:|---:|---:|---:|---:|',
+      '| model | engine | threads | prompt tokens | prompt tokens/s | generation tokens/s | first token | CPU seconds (whole run) | native is … faster (prompt / generation) |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map((r) => {
         const x = r.engine === 'wllama' ? ratio(r) : null;
         const engine = r.wllamaVersion ? `wllama ${r.wllamaVersion}` : r.engine;
-        return `| ${r.model} | ${engine} | ${r.threads} | ${r.promptTokens} | ${r.promptTokensPerS.toFixed(1)} | ${r.generationTokensPerS.toFixed(1)} | ${(r.firstTokenMs / 1000).toFixed(2)} s | ${x ? `${x.prompt.toFixed(1)}x / ${x.generation.toFixed(1)}x` : '–'} |`;
+        return `| ${r.model} | ${engine} | ${r.threads} | ${r.promptTokens} | ${r.promptTokensPerS.toFixed(1)} | ${r.generationTokensPerS.toFixed(1)} | ${(r.firstTokenMs / 1000).toFixed(2)} s | ${r.cpuSeconds?.toFixed(1) ?? '–'} | ${x ? `${x.prompt.toFixed(1)}x / ${x.generation.toFixed(1)}x` : '–'} |`;
       }),
     ].join('\n');
     return {
