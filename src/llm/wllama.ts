@@ -9,6 +9,10 @@
  *
  * A model with a chat template in its GGUF is sent chat messages; a base model without one (a
  * story model, a code model) is sent the prompt's plain text to continue.
+ *
+ * The same GGUF file can run on the GPU: wllama's WebGPU backend takes the model's layers
+ * (`n_gpu_layers`) when asked and the browser has an adapter. Any WebGPU failure, at load or
+ * while answering, loads the model again on the CPU and says so.
  */
 import wasmUrl from '@wllama/wllama/esm/wasm/wllama.wasm?url';
 import type { Wllama } from '@wllama/wllama/esm/index.js';
@@ -39,7 +43,106 @@ export interface WllamaOptions {
   threads?: number;
   /** Tokens read in one step (llama.cpp's n_batch and n_ubatch); llama.cpp's defaults when absent. */
   batch?: number;
+  /**
+   * The GPU through WebGPU: 'auto' uses a hardware adapter with 16-bit shaders (`shader-f16`,
+   * which llama.cpp's WebGPU backend asks for) when the browser has one; 'on' tries any adapter
+   * (a software one too: SwiftShader, for testing the path); 'off' (default) runs on the CPU only.
+   */
+  gpu?: GpuChoice;
 }
+
+export type GpuChoice = 'off' | 'auto' | 'on';
+
+/** What the browser offers wllama's WebGPU backend. */
+export interface WebGpuProbe {
+  /** An adapter was granted. */
+  adapter: boolean;
+  /** A software adapter (SwiftShader): slower than the CPU path, used only when asked. */
+  fallback: boolean;
+  /** The adapter has 16-bit floats in shaders (`shader-f16`). */
+  f16: boolean;
+  /** The adapter in words, or why there is none. */
+  description: string;
+}
+
+interface GpuAdapterLike {
+  isFallbackAdapter?: boolean;
+  features?: { has(name: string): boolean };
+  info?: {
+    vendor?: string;
+    architecture?: string;
+    description?: string;
+    isFallbackAdapter?: boolean;
+  };
+}
+
+/** Ask the browser for a WebGPU adapter, as wllama's worker will. Never rejects. */
+export async function probeWebGpu(): Promise<WebGpuProbe> {
+  const gpu = (globalThis.navigator as { gpu?: { requestAdapter(): Promise<unknown> } } | undefined)
+    ?.gpu;
+  if (!gpu)
+    return {
+      adapter: false,
+      fallback: false,
+      f16: false,
+      description: 'this browser has no WebGPU',
+    };
+  try {
+    const adapter = (await gpu.requestAdapter()) as GpuAdapterLike | null;
+    if (!adapter) {
+      return {
+        adapter: false,
+        fallback: false,
+        f16: false,
+        description: 'the browser offers no WebGPU adapter (no GPU, or it is blocked)',
+      };
+    }
+    const info = adapter.info ?? {};
+    const fallback = Boolean(info.isFallbackAdapter ?? adapter.isFallbackAdapter);
+    const words = [info.vendor, info.architecture, info.description].filter(Boolean).join(' ');
+    return {
+      adapter: true,
+      fallback,
+      f16: adapter.features?.has('shader-f16') === true,
+      description: words || (fallback ? 'a software WebGPU adapter' : 'a WebGPU adapter'),
+    };
+  } catch (error) {
+    return {
+      adapter: false,
+      fallback: false,
+      f16: false,
+      description: `WebGPU failed: ${errorText(error)}`,
+    };
+  }
+}
+
+/** Whether to load on the GPU, and if not, why (null: not asked for). */
+export function chooseGpu(
+  choice: GpuChoice,
+  probe: WebGpuProbe,
+): { gpu: true; note: null } | { gpu: false; note: string | null } {
+  if (choice === 'off') return { gpu: false, note: null };
+  if (!probe.adapter) return { gpu: false, note: `No GPU: ${probe.description}; runs on the CPU.` };
+  if (choice === 'on') return { gpu: true, note: null };
+  if (probe.fallback) {
+    return {
+      gpu: false,
+      note: `No GPU: only ${probe.description}, slower than the CPU; runs on the CPU.`,
+    };
+  }
+  if (!probe.f16) {
+    return {
+      gpu: false,
+      note: `The GPU (${probe.description}) has no 16-bit shaders (shader-f16), which llama.cpp's WebGPU backend needs; runs on the CPU.`,
+    };
+  }
+  return { gpu: true, note: null };
+}
+
+/** All layers: llama.cpp caps the number at the model's own. */
+const ALL_LAYERS = 999;
+/** llama.cpp's load log: "load_tensors: offloaded 31/31 layers to GPU". */
+const OFFLOADED = /offloaded (\d+)\/(\d+) layers to GPU/;
 
 export const defaultWllamaOptions: Readonly<WllamaOptions> = Object.freeze({ contextSize: 4096 });
 
@@ -91,6 +194,12 @@ export interface LoadedModelInfo {
   trainedContext: number;
   threads: number;
   chatTemplate: boolean;
+  /** Where the model's layers run: 'gpu' when WebGPU took them. */
+  device?: 'cpu' | 'gpu';
+  /** Layers on the GPU, of all (llama.cpp's count), when on the GPU. */
+  gpuLayers?: { offloaded: number; total: number };
+  /** Why a GPU asked for is not used (none found, or it failed and the CPU took over). */
+  gpuNote?: string;
 }
 
 function loadError(message: string, detail?: unknown): LlmError {
@@ -134,16 +243,22 @@ export async function loadWllama(
     }
   }
   const { Wllama } = await import('@wllama/wllama/esm/index.js');
-  const create = () =>
+  // On the GPU, llama.cpp's own log says how many layers WebGPU took (nothing else reports it).
+  let offload: { offloaded: number; total: number } | undefined;
+  const nativeLine = (args: unknown[]) => {
+    const m = OFFLOADED.exec(args.map(String).join(' '));
+    if (m) offload = { offloaded: Number(m[1]), total: Number(m[2]) };
+  };
+  const create = (gpu: boolean) =>
     new Wllama(
       { default: wasmUrl },
       {
-        suppressNativeLog: true,
+        suppressNativeLog: !gpu,
         // A model downloaded once loads from the cache when offline.
         allowOffline: true,
         logger: {
-          debug: () => {},
-          log: () => {},
+          debug: (...args: unknown[]) => nativeLine(args),
+          log: (...args: unknown[]) => nativeLine(args),
           warn: (...args: unknown[]) => console.warn('[wllama]', ...args),
           // A prompt too long for the context is expected while fitting; it is handled.
           error: (...args: unknown[]) => {
@@ -153,23 +268,30 @@ export async function loadWllama(
         },
       },
     );
-  const params = {
+  const cpuParams = {
     n_ctx: options.contextSize,
-    // CPU only: the WebGPU path belongs to WebLLM here.
+    // 0 also keeps wllama from opening a WebGPU device at all.
     n_gpu_layers: 0,
     ...(options.threads ? { n_threads: options.threads } : {}),
     ...(options.batch ? { n_batch: options.batch, n_ubatch: options.batch } : {}),
   };
-  const wllama = create();
+  const gpuParams = { ...cpuParams, n_gpu_layers: ALL_LAYERS };
+  const probe =
+    options.gpu && options.gpu !== 'off'
+      ? await probeWebGpu()
+      : { adapter: false, fallback: false, f16: false, description: '' };
+  const choice = chooseGpu(options.gpu ?? 'off', probe);
+  let onGpu = choice.gpu;
+  let gpuNote = choice.note;
   let size = source.kind === 'file' ? source.file.size : 0;
   let loaded = 0;
-  try {
+  const load = async (w: Wllama, params: typeof cpuParams) => {
     if (source.kind === 'file') {
       onProgress?.({ text: `Reading ${name}`, loaded: 0, total: size });
-      await wllama.loadModel([source.file], params);
+      await w.loadModel([source.file], params);
     } else {
       onProgress?.({ text: `Downloading ${name}`, loaded: 0, total: 0 });
-      await wllama.loadModelFromUrl(source.url, {
+      await w.loadModelFromUrl(source.url, {
         ...params,
         signal,
         progressCallback: ({ loaded: l, total }) => {
@@ -178,6 +300,27 @@ export async function loadWllama(
           onProgress?.({ text: `Downloading ${name}`, loaded, total: total || 0 });
         },
       });
+    }
+  };
+  let wllama = create(onGpu);
+  try {
+    try {
+      await load(wllama, onGpu ? gpuParams : cpuParams);
+      if (onGpu && !(offload && offload.offloaded > 0)) {
+        // llama.cpp's WebGPU backend made no device of the adapter (SwiftShader, without
+        // shader-f16, does this): the model loaded, on the CPU.
+        onGpu = false;
+        gpuNote = `The GPU (${probe.description}${probe.f16 ? '' : ', no shader-f16'}) took none of the model's layers; runs on the CPU.`;
+      }
+    } catch (error) {
+      if (!onGpu || isAbort(error) || signal?.aborted) throw error;
+      // Any WebGPU failure: the same file on the CPU, and the person is told why.
+      await wllama.exit().catch(() => {});
+      console.warn('[wllama] WebGPU failed, loading on the CPU:', error);
+      onGpu = false;
+      gpuNote = `The GPU (WebGPU) could not run ${name} (${errorText(error).slice(0, 200)}); runs on the CPU.`;
+      wllama = create(false);
+      await load(wllama, cpuParams);
     }
   } catch (error) {
     await wllama.exit().catch(() => {});
@@ -200,13 +343,20 @@ export async function loadWllama(
       ),
     };
   }
-  // A restart (after a call stopped answering) loads the same model again: from the file in
-  // hand, or from the browser's copy of the download.
-  const reload = async (): Promise<Wllama> => {
-    const fresh = create();
+  // A restart (after a call stopped answering) loads the same model again, on the device it
+  // runs on: from the file in hand, or from the browser's copy of the download. `toCpu` is the
+  // way off a GPU that failed while answering.
+  const reopen = async (gpu: boolean): Promise<Wllama> => {
+    const fresh = create(gpu);
+    const params = gpu ? gpuParams : cpuParams;
     if (source.kind === 'file') await fresh.loadModel([source.file], params);
     else await fresh.loadModelFromUrl(source.url, params);
     return fresh;
+  };
+  const reload = () => reopen(onGpu);
+  const toCpu = async (): Promise<Wllama> => {
+    onGpu = false;
+    return reopen(false);
   };
   // A catalogue model has a known size: anything else is an incomplete or substituted file.
   const expected = source.kind === 'url' ? ggufCatalogueEntry(source.url) : null;
@@ -223,6 +373,22 @@ export async function loadWllama(
     };
   }
   const info = wllama.getLoadedContextInfo();
+  // wllama resolves even when llama.cpp refused the file (a GGUF header, then noise): its load
+  // result says `success: false` and the context has no tokens.
+  if (
+    (info as { success?: boolean }).success === false ||
+    !(info.n_ctx > 0) ||
+    !(info.n_vocab > 0)
+  ) {
+    await wllama.exit().catch(() => {});
+    return {
+      ok: false,
+      error: loadError(
+        `llama.cpp could not load ${name}. Is it a complete GGUF file of a model architecture llama.cpp supports?`,
+        `llama.cpp's load result: context ${info.n_ctx}, vocabulary ${info.n_vocab}`,
+      ),
+    };
+  }
   const trainedContext = info.n_ctx_train || info.n_ctx;
   const model: LoadedModelInfo = {
     name,
@@ -231,11 +397,17 @@ export async function loadWllama(
     trainedContext,
     threads: wllama.getNumThreads(),
     chatTemplate: Boolean(wllama.getChatTemplate()),
+    device: onGpu ? 'gpu' : 'cpu',
+    ...(onGpu && offload ? { gpuLayers: offload } : {}),
+    ...(gpuNote ? { gpuNote } : {}),
   };
   onProgress?.({ text: `Loaded ${name}`, loaded: size, total: size });
   // The tokenizer is read from the file's header while the first question is prepared.
   const counter = tokenCounterFor(source);
-  return { ok: true, engine: new WllamaEngine(wllama, model, { reload, counter }) };
+  return {
+    ok: true,
+    engine: new WllamaEngine(wllama, model, { reload, counter, ...(onGpu ? { toCpu } : {}) }),
+  };
 }
 
 /** The JS tokenizer of a loaded model's file, or null (its recipe unknown, the file unreadable). */
@@ -330,6 +502,8 @@ export interface SpeedMeasure {
   /** From the request to the first token, wall clock. */
   firstTokenMs: number;
   totalMs: number;
+  /** What it wrote. */
+  text: string;
 }
 
 /** A call that stopped answering and could not be completed by a restart. */
@@ -372,6 +546,8 @@ export interface WllamaEngineOptions {
    * counts then cost microseconds instead of a read of the text by the model.
    */
   counter?: Promise<GgufTokenCounter | null>;
+  /** On the GPU: a fresh instance with the same model on the CPU, taken when WebGPU fails. */
+  toCpu?: () => Promise<WllamaLike>;
   stallPolicy?: StallPolicy;
 }
 
@@ -396,7 +572,6 @@ export class WllamaEngine implements LlmEngine {
   readonly exactTokenCounts = true;
   readonly contextLimit: number;
   readonly promptStyle: 'chat' | 'text';
-  readonly label: string;
   /** Times the engine was restarted after a call stopped answering. */
   restarts = 0;
   /** One request at a time: llama.cpp's slots are few and the CPU is shared. */
@@ -411,9 +586,14 @@ export class WllamaEngine implements LlmEngine {
   ) {
     this.contextLimit = model.contextLimit;
     this.promptStyle = model.chatTemplate ? 'chat' : 'text';
-    this.label = `${model.name} on the CPU (wllama)`;
     this.stallPolicy = options.stallPolicy ?? defaultStallPolicy;
     this.speeds = new SpeedMemory(this.stallPolicy);
+  }
+
+  get label(): string {
+    return this.model.device === 'gpu'
+      ? `${this.model.name} on the GPU (wllama, WebGPU)`
+      : `${this.model.name} on the CPU (wllama)`;
   }
 
   private serial<T>(work: () => Promise<T>): Promise<T> {
@@ -578,6 +758,7 @@ export class WllamaEngine implements LlmEngine {
       const started = performance.now();
       let firstAt: number | undefined;
       let pieces = 0;
+      let written = '';
       let timings: Timings | undefined;
       let promptTokens = 0;
       let cachedTokens = 0;
@@ -592,6 +773,7 @@ export class WllamaEngine implements LlmEngine {
           if (chunk.choices[0]?.text) {
             firstAt ??= performance.now();
             pieces++;
+            written += chunk.choices[0].text;
           }
           if (chunk.timings) timings = chunk.timings as Timings;
           const usage = chunk.usage as
@@ -614,6 +796,7 @@ export class WllamaEngine implements LlmEngine {
         generationTokensPerS: timings?.predicted_per_second ?? 0,
         firstTokenMs: (firstAt ?? end) - started,
         totalMs: end - started,
+        text: written,
       };
     });
   }
@@ -702,10 +885,39 @@ export class WllamaEngine implements LlmEngine {
         return { ok: false, text, error: STOPPED, stats: stats() };
       if (error instanceof StalledCall)
         return { ok: false, text, error: error.toLlmError(this.model.name), stats: stats() };
+      if (this.model.device === 'gpu' && this.options.toCpu && !OVERFLOW.test(errorText(error)))
+        return { ok: false, text, error: await this.leaveGpu(error), stats: stats() };
       return { ok: false, text, error: this.generationError(error), stats: stats() };
     }
     if (timings) this.speeds.observe(timings);
     return { ok: true, text, finish, stats: stats() };
+  }
+
+  /**
+   * WebGPU failed mid-answer (a lost device, a shader the adapter refused): the model is loaded
+   * again on the CPU, so the next question works, and the error says what happened.
+   */
+  private async leaveGpu(error: unknown): Promise<LlmError> {
+    const detail = errorText(error);
+    console.warn('[wllama] WebGPU failed while answering, loading on the CPU:', error);
+    await forceExit(this.wllama);
+    try {
+      this.wllama = await this.options.toCpu!();
+    } catch (reloadError) {
+      return {
+        code: 'device-lost',
+        message: `The GPU failed while ${this.model.name} was answering, and loading it on the CPU failed too. Load the model again.`,
+        detail: `${detail}; ${errorText(reloadError)}`,
+      };
+    }
+    this.model.device = 'cpu';
+    delete this.model.gpuLayers;
+    this.model.gpuNote = `The GPU (WebGPU) failed while answering (${detail.slice(0, 200)}); runs on the CPU.`;
+    return {
+      code: 'device-lost',
+      message: `The GPU failed while ${this.model.name} was answering; the model now runs on the CPU. Ask again.`,
+      detail,
+    };
   }
 
   private generationError(error: unknown): LlmError {

@@ -381,6 +381,19 @@ function WllamaFields(props: EngineSettingsProps & { idPrefix: string }) {
           }}
         />
       </div>
+      <div className="engine__row">
+        <label>
+          <input
+            type="checkbox"
+            checked={settings.wllama.gpu}
+            title="The same GGUF file runs on the GPU through WebGPU when this computer has one with 16-bit shaders; otherwise, or if WebGPU fails, on the CPU. Takes effect when the model is loaded."
+            onChange={(e) =>
+              onChange({ ...settings, wllama: { ...settings.wllama, gpu: e.target.checked } })
+            }
+          />{' '}
+          Use the GPU (WebGPU) when there is one
+        </label>
+      </div>
     </>
   );
 }
@@ -489,6 +502,12 @@ function LocalStatus({
           tokens
           {engineThreads(local.engine) !== null &&
             ` · ${engineThreads(local.engine)} CPU thread${engineThreads(local.engine) === 1 ? '' : 's'}`}
+          {local.engine instanceof WllamaEngine && local.engine.model.gpuNote && (
+            <span className="stats" data-testid="local-model-gpu-note">
+              {' '}
+              · {local.engine.model.gpuNote}
+            </span>
+          )}
         </span>
       )}
       {local?.status === 'error' && local.error && local.error.code !== 'aborted' && (

@@ -283,12 +283,11 @@ export function SharedEngineSettings({ busy }: { busy: boolean }) {
       onUnload={local.unload}
       onLoadUrl={(url) => {
         engine.setGgufFile(null);
-        engine.changeSettings({ ...settings, kind: 'wllama', wllama: { ...settings.wllama, url } });
-        const options = {
-          contextSize: settings.wllama.contextSize,
-          ...(settings.wllama.threads ? { threads: settings.wllama.threads } : {}),
-        };
-        void local.load({ kind: 'wllama', source: { kind: 'url', url }, options });
+        const next = { ...settings, kind: 'wllama' as const, wllama: { ...settings.wllama, url } };
+        engine.changeSettings(next);
+        // The engine table's own source for these settings (threads, GPU and all).
+        const source = localSourceOf('wllama', next, null);
+        if (source) void local.load(source);
       }}
       ggufFile={engine.ggufFile}
       onGgufFile={engine.setGgufFile}

@@ -23,7 +23,7 @@ export function localSourceKey(source: LocalSource): string {
   const s = source.source;
   const where =
     s.kind === 'url' ? `url ${s.url}` : `file ${s.file.name} ${s.file.size} ${s.file.lastModified}`;
-  return `wllama ${where} ctx ${source.options.contextSize} threads ${source.options.threads ?? 'auto'}`;
+  return `wllama ${where} ctx ${source.options.contextSize} threads ${source.options.threads ?? 'auto'} gpu ${source.options.gpu ?? 'off'}`;
 }
 
 export function useLocalModel() {

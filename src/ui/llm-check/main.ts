@@ -5,9 +5,11 @@
  *
  * The numbers are in `<pre data-testid="result">` as JSON; the page's state is `data-state` on
  * its <main> ('running', 'done', 'error'). URL parameters fill the form (`model`, `threads`,
- * `max`, `ctx`).
+ * `max`, `ctx`); `gpu` (off, auto, on) asks for wllama's WebGPU backend, `batch` sets n_batch, `keep=1` leaves
+ * the model loaded after the run.
  */
-import { loadWllama } from '../../llm/wllama';
+import { version as wllamaVersion } from '@wllama/wllama/package.json';
+import { loadWllama, type GpuChoice } from '../../llm/wllama';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const main = document.querySelector('main')!;
@@ -40,6 +42,7 @@ async function run() {
   const contextSize = Math.max(256, Number($<HTMLInputElement>('ctx').value) || 4096);
   const prompt = $<HTMLTextAreaElement>('prompt').value;
   const batch = Number(params.get('batch')) || 0;
+  const gpu = (['off', 'auto', 'on'] as const).find((g) => g === params.get('gpu')) ?? 'off';
   if (!url || !prompt.trim()) {
     main.dataset.state = 'error';
     status.textContent = 'Give a model URL and a prompt.';
@@ -49,7 +52,12 @@ async function run() {
   const loadStart = performance.now();
   const loaded = await loadWllama(
     { kind: 'url', url },
-    { contextSize, ...(threads ? { threads } : {}), ...(batch ? { batch } : {}) },
+    {
+      contextSize,
+      gpu: gpu satisfies GpuChoice,
+      ...(threads ? { threads } : {}),
+      ...(batch ? { batch } : {}),
+    },
   );
   if (!loaded.ok) {
     main.dataset.state = 'error';
@@ -60,13 +68,22 @@ async function run() {
   try {
     status.textContent = 'Reading the prompt and writing…';
     const measure = await loaded.engine.measure(prompt, maxTokens);
-    result.textContent = JSON.stringify({ model: loaded.engine.model.name, loadMs, ...measure });
-    status.textContent = `Prompt ${measure.promptTokens} tokens at ${measure.promptTokensPerS.toFixed(1)} tokens/s, writing at ${measure.generationTokensPerS.toFixed(1)} tokens/s, first token after ${(measure.firstTokenMs / 1000).toFixed(1)} s (${measure.threads} thread(s)).`;
+    result.textContent = JSON.stringify({
+      model: loaded.engine.model.name,
+      wllamaVersion,
+      device: loaded.engine.model.device,
+      gpuLayers: loaded.engine.model.gpuLayers,
+      gpuNote: loaded.engine.model.gpuNote,
+      loadMs,
+      ...measure,
+    });
+    status.textContent = `Prompt ${measure.promptTokens} tokens at ${measure.promptTokensPerS.toFixed(1)} tokens/s, writing at ${measure.generationTokensPerS.toFixed(1)} tokens/s, first token after ${(measure.firstTokenMs / 1000).toFixed(1)} s (${loaded.engine.label}, ${measure.threads} thread(s))${loaded.engine.model.gpuNote ? ` ${loaded.engine.model.gpuNote}` : ''}.`;
     main.dataset.state = 'done';
   } catch (error) {
     main.dataset.state = 'error';
     status.textContent = `The model failed: ${String(error)}`;
   } finally {
-    await loaded.engine.dispose();
+    // `keep=1` leaves the model loaded (the llm-profile bench reads its worker's profile after).
+    if (params.get('keep') !== '1') await loaded.engine.dispose();
   }
 }

