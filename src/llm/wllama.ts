@@ -715,9 +715,7 @@ export class WllamaEngine implements LlmEngine {
               abortSignal: s,
             }),
         );
-        const timings = (r as { timings?: Timings }).timings;
-        if (timings) this.speeds.observe(timings);
-        return r.usage.prompt_tokens;
+        return this.promptSize(r);
       } catch (error) {
         if (isAbort(error) || error instanceof StalledCall) throw error;
         const size = /request \((\d+) tokens\)/.exec(errorText(error));
@@ -739,6 +737,11 @@ export class WllamaEngine implements LlmEngine {
         abortSignal: s,
       }),
     );
+    return this.promptSize(r);
+  }
+
+  /** A count's reply: the prompt's size, its speed noted for the stall watchdog's deadlines. */
+  private promptSize(r: { usage: { prompt_tokens: number } }): number {
     const timings = (r as { timings?: Timings }).timings;
     if (timings) this.speeds.observe(timings);
     return r.usage.prompt_tokens;

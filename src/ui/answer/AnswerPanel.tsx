@@ -9,7 +9,7 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { citedLabels } from '../../core/citations';
 import { inferCitations } from '../../core/evidence/attribute';
-import { storyQaPrompt, type Prompt, type PromptSource } from '../../core/prompt';
+import { storyQaPrompt, type PromptSource } from '../../core/prompt';
 import type { FinishReason, GenerateStats, LlmError } from '../../llm/types';
 import type { RetrievalResult } from '../../workers/retrieval-types';
 import { MarkdownAnswer } from '../markdown/MarkdownAnswer';
@@ -18,7 +18,13 @@ import { ErrorBox } from '../components/ErrorBox';
 import type { CitationRecord } from '../../store';
 import { selectedFragments } from './fragments';
 import { documentOf } from '../../workers/retrieval-types';
-import { fitAndGenerate, settledRun, streamInto } from './generate';
+import {
+  fitAndGenerate,
+  settledRun,
+  streamInto,
+  type GenerationRun,
+  NOTHING_YET,
+} from './generate';
 import { PromptDetails } from './PromptDetails';
 import { AnswerSources } from './AnswerSources';
 import { formatBytes, ggufCatalogueUrl, RECOMMENDED_GGUF } from '../../llm/gguf-catalogue';
@@ -54,16 +60,8 @@ export interface AnswerPanelProps {
 
 type RunStatus = 'preparing' | 'loading' | 'streaming' | 'done' | 'stopped' | 'error';
 
-interface Run {
-  id: number;
+interface Run extends GenerationRun<RunStatus> {
   question: string;
-  status: RunStatus;
-  text: string;
-  prompt: Prompt | null;
-  exactCounts: boolean;
-  engineLabel: string;
-  error: LlmError | null;
-  stats: GenerateStats | null;
   finish: FinishReason | null;
 }
 
@@ -112,18 +110,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
       setRun((r) => (r && r.id === id ? { ...r, ...patch } : r));
     setCopied(null);
     setActiveLabel(null);
-    setRun({
-      id,
-      question,
-      status: 'preparing',
-      text: '',
-      prompt: null,
-      exactCounts: false,
-      engineLabel: '',
-      error: null,
-      stats: null,
-      finish: null,
-    });
+    setRun({ id, question, status: 'preparing', ...NOTHING_YET, finish: null });
     const failWith = (error: LlmError) =>
       update({ status: error.code === 'aborted' ? 'stopped' : 'error', error });
 

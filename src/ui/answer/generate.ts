@@ -4,7 +4,7 @@
  */
 import type { Prompt, PromptBudget, PromptResult } from '../../core/prompt';
 import { countedExactly, fitPromptToEngine } from '../../llm/fit';
-import type { GenerateOutcome, LlmEngine, LlmError } from '../../llm/types';
+import type { GenerateOutcome, GenerateStats, LlmEngine, LlmError } from '../../llm/types';
 
 export type FitAndGenerate =
   /** Nothing was generated: stopped while measuring, unmeasurable, or too long to fit. */
@@ -92,6 +92,24 @@ interface StreamedRun {
   text: string;
   prompt: Prompt | null;
   exactCounts: boolean;
+}
+
+/** A generation's fields before anything is known (spread into a new run's state). */
+export const NOTHING_YET = {
+  text: '',
+  prompt: null,
+  exactCounts: false,
+  engineLabel: '',
+  error: null,
+  stats: null,
+} as const;
+
+/** A generation as a view keeps it (the answer panel's run, a code completion). */
+export interface GenerationRun<Status extends string> extends StreamedRun {
+  status: Status;
+  engineLabel: string;
+  error: LlmError | null;
+  stats: GenerateStats | null;
 }
 
 /**

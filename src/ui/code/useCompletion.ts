@@ -5,25 +5,23 @@
  * window (the lowest-ranked windows go first), streamed back token by token.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import { codeCompletionPrompt, type Prompt, type PromptFragment } from '../../core/prompt';
-import { fitAndGenerate, settledRun, streamInto } from '../answer/generate';
-import type { GenerateStats, LlmError } from '../../llm/types';
+import { codeCompletionPrompt, type PromptFragment } from '../../core/prompt';
+import {
+  fitAndGenerate,
+  NOTHING_YET,
+  settledRun,
+  streamInto,
+  type GenerationRun,
+} from '../answer/generate';
+import type { LlmError } from '../../llm/types';
 import type { CompletionCursor } from '../../workers/retrieval-types';
 import { useEngine } from '../answer/useEngine';
 
 export type CompletionStatus =
   'retrieving' | 'preparing' | 'loading' | 'streaming' | 'done' | 'stopped' | 'error';
 
-export interface CompletionRun {
-  id: number;
+export interface CompletionRun extends GenerationRun<CompletionStatus> {
   cursor: CompletionCursor;
-  status: CompletionStatus;
-  text: string;
-  prompt: Prompt | null;
-  exactCounts: boolean;
-  engineLabel: string;
-  error: LlmError | null;
-  stats: GenerateStats | null;
 }
 
 export interface CompletionInput {
@@ -50,17 +48,7 @@ export function useCompletion() {
     const controller = new AbortController();
     abort.current = controller;
     const id = ++runId.current;
-    setRun({
-      id,
-      cursor,
-      status: 'retrieving',
-      text: '',
-      prompt: null,
-      exactCounts: false,
-      engineLabel: '',
-      error: null,
-      stats: null,
-    });
+    setRun({ id, cursor, status: 'retrieving', ...NOTHING_YET });
     return controller.signal;
   }, []);
 
