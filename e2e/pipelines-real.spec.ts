@@ -100,6 +100,10 @@ test.beforeAll(async ({ browser }) => {
   page = await openLocalPage(browser, urls, problems);
   // The engine's watchdog (src/llm/stall.ts) says on the console when it stopped or restarted
   // wllama; that is always worth seeing in the log.
+  page.on('pageerror', (e) =>
+    console.log(`[pageerror] ${e.message}\n${e.stack ?? ''}`.slice(0, 2000)),
+  );
+  page.on('crash', () => console.log('[page crash]'));
   page.on('console', (m) => {
     if (process.env.REALPIPES_DEBUG || m.text().startsWith('[wllama]'))
       console.log(`[page ${m.type()}] ${m.text().slice(0, 300)}`);
@@ -307,8 +311,19 @@ test('QRMeM answers on the real model; construction and navigation costs apart',
   // (prompt counts read with the chat template and reused from llama.cpp's cache, the run
   // estimate's engine wrapper), the third call (the answer, after the question-entity call and one
   // judge) ran with no CPU until the test's 15 minutes were up, and the stall watchdog did not end
-  // it. Not yet diagnosed; LongRAG and SEGMENT+ on the same model passed in the same run.
-  test.skip(!process.env.REALPIPES_QRMEM, 'QRMeM on the real model hangs at its answer call');
+  // it. Narrowed on 27 November in the evening (page-side logging around every call): wllama is
+  // not where it waits. In both runs that stopped (idle machine), the third call, the judge's
+  // parse retry at temperature 0.7, returned from wllama and was recorded; its reply parsed as a
+  // verdict "answerable" without an answer (JSON cut at the 64-token cap and repaired); then
+  // nothing more happened on the page and the panel stayed "running" with no CPU. In the run
+  // where the retry did not parse, the answer call followed and QRMeM finished in 44 s (the spec
+  // in 3.1 min). The same path with a scripted model finishes in Node, and its trace renders, so
+  // the stop is in the page after the pipeline's last call; the pageerror and crash lines above
+  // are there to name it next time. Gated until then, so that CI does not wait 15 minutes on it.
+  test.skip(
+    !process.env.REALPIPES_QRMEM,
+    'QRMeM on the real model sometimes stops after its judge',
+  );
   test.setTimeout(RUN_TIMEOUT_MS + 60_000);
   await panel().getByRole('radio', { name: 'QRMeM' }).check();
   // The cheapest faithful run: NER entities only (the "w/o Open Entity" ablation), no generated

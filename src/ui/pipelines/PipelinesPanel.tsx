@@ -108,6 +108,8 @@ export function PipelinesPanel(props: PipelinesPanelProps) {
     const loaded = await helpers.load([pipeline], signal);
     if (!loaded.ok) return stopped(loaded.error);
     update({ status: 'running' });
+    // A pipeline reports its own failures in its output; anything else thrown must still end the
+    // run with a message, not leave the panel "running" with nothing running (Compare does too).
     const output = await runOnPage({
       pipeline,
       question: result.question,
@@ -121,8 +123,11 @@ export function PipelinesPanel(props: PipelinesPanelProps) {
       signal,
       onProgress: (progress) => update({ progress }),
       onAnswerToken: (piece) => update((r) => ({ text: r.text + piece })),
-    });
+    }).catch((e: unknown) => (e instanceof Error ? e : new Error(String(e))));
     if (abort.current === controller) abort.current = null;
+    if (output instanceof Error) {
+      return stopped({ code: 'engine', message: 'The pipeline failed.', detail: output.message });
+    }
     update({
       status: output.status,
       output,
