@@ -20,7 +20,6 @@ import { DEFAULT_HUB_HOST } from '../models/settings';
 import { errorText, hostOf, isAbort, STOPPED } from './errors';
 import { formatBytes, ggufCatalogueEntry } from './gguf-catalogue';
 import { BLOB_URI, blobFetch, ggufTokenCounter, type GgufTokenCounter } from './gguf-tokenizer';
-import { cachedModelBlob } from './wllama-kept';
 import { defaultStallPolicy, guardCall, SpeedMemory, StallError, type StallPolicy } from './stall';
 import { estimateTokens } from './tokens';
 import type {
@@ -449,6 +448,30 @@ export async function listCachedGguf(): Promise<CachedGguf[]> {
   const manager = await modelManager();
   const models = await manager.getModels({ includeInvalid: true });
   return models.map((m) => ({ url: m.url, bytes: m.size, complete: m.validate() === 'valid' }));
+}
+
+/**
+ * True when this browser keeps the whole file of `url` (a download cut short does not count): then
+ * loading it reads the disk and downloads nothing, so after a reload it can be loaded when the
+ * person asks, without a click on Load.
+ */
+export async function keptInBrowser(url: string): Promise<boolean> {
+  try {
+    return (await listCachedGguf()).some((m) => m.url === url && m.complete);
+  } catch {
+    // No private file system (some private windows), or no cache yet: not kept.
+    return false;
+  }
+}
+
+/** The kept file of `url` as a Blob (read from the browser's disk on demand), or null. */
+async function cachedModelBlob(url: string): Promise<Blob | null> {
+  try {
+    const { CacheManager } = await import('@wllama/wllama/esm/index.js');
+    return await new CacheManager().open(url);
+  } catch {
+    return null;
+  }
 }
 
 /** Forget a downloaded model (frees its storage). */

@@ -12,9 +12,7 @@
  * These are inferences, not the model's citations; the panel says so wherever it shows them.
  */
 import { calcBm25Score } from '../bm25';
-import { STOP_WORDS } from '../stopwords';
-import { tokenize } from '../tokenize';
-import { sentencesOf, type SentenceSpan } from './support';
+import { contentTerms, sentencesOf, type SentenceSpan } from './support';
 
 export interface AttributionSource {
   /** The label the prompt gave the excerpt ("[3]"). */
@@ -43,8 +41,6 @@ export const defaultAttributionOptions: Readonly<AttributionOptions> = Object.fr
   minShared: 2,
   locale: 'en',
 });
-
-const contentTerms = (text: string) => tokenize(text).filter((t) => !STOP_WORDS.has(t));
 
 interface PooledSentence {
   label: number;

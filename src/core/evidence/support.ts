@@ -85,7 +85,8 @@ export function sentencesOf(text: string, locale = 'en'): SentenceSpan[] {
   return out;
 }
 
-const contentTerms = (text: string) => tokenize(text).filter((t) => !STOP_WORDS.has(t));
+/** The words of `text` that carry meaning: its BM25 terms without the stop words. */
+export const contentTerms = (text: string) => tokenize(text).filter((t) => !STOP_WORDS.has(t));
 
 /**
  * A marked sentence: its span, its score, and whether it is only a weak match (it shares fewer

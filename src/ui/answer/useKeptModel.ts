@@ -3,8 +3,7 @@
  * loaded (after a reload): its name, so the panel can say that asking loads it, and answer.
  */
 import { useEffect, useState } from 'react';
-import { keptInBrowser } from '../../llm/wllama-kept';
-import { sourceName } from '../../llm/wllama';
+import { keptInBrowser, sourceName } from '../../llm/wllama';
 import type { LocalSource } from './useLocalModel';
 
 /**
