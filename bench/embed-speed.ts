@@ -21,8 +21,10 @@
  * Every configuration runs ROUNDS times, interleaved, and reports its best time (the machine is
  * shared: a neighbour's burst only ever slows a run).
  *
- * Variants (EMBED_SPEED_VARIANTS=1): the app on 2 threads with batch sizes 1 and 4, and with
- * float32 weights when the hub mirror holds onnx/model.onnx.
+ * Both engines batch as the app does (src/models/batches.ts: 16 texts, 2,048 padded tokens at
+ * most a call). Variants (EMBED_SPEED_VARIANTS=1): both engines with the former rule (16 texts a
+ * call whatever their length), the app on 2 threads with one text a call. Float32 weights are
+ * added when the hub mirror holds onnx/model.onnx.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -31,6 +33,7 @@ import { chromium } from '@playwright/test';
 import { chromiumArgs } from '../playwright.config';
 import { startHubMirror } from '../e2e/support/hub-mirror';
 import { splitProse } from '../src/core/fragment';
+import { DEFAULT_BATCH_TOKENS, estimatePieces, planBatches } from '../src/models/batches';
 import { sharedDatasetPath } from '../test/glove';
 import { realModelPath, realModelsHub, requireRealModel } from '../test/real-models';
 import { startPreview } from './browser';
@@ -54,11 +57,21 @@ const ROUNDS = Number(process.env.EMBED_SPEED_ROUNDS ?? 2);
  */
 const MATMUL_IDLE_GFLOPS = { threads1: 85.2, threads2: 168.2 };
 
+/** "≤16 texts, ≤2,048 tokens" for the app's rule, "16 texts" for a fixed size. */
+function batchLabel(batch: number, batchTokens: number): string {
+  return batchTokens > 0
+    ? `≤${batch} texts, ≤${batchTokens.toLocaleString('en-US')} tokens`
+    : `${batch} texts`;
+}
+
 export interface EmbedSpeedRow {
   engine: 'app (ORT Web wasm, Chromium)' | 'native (onnxruntime-node)';
   dtype: 'q8' | 'fp32';
   threads: number;
+  /** Texts per call at most. */
   batch: number;
+  /** Padded tokens per call at most (src/models/batches.ts); 0: no cap, `batch` texts a call. */
+  batchTokens: number;
   /** Best of the rounds. */
   ms: number;
   allMs: number[];
@@ -79,6 +92,7 @@ async function nativeTimes(
   threads: number,
   dtype: 'q8' | 'fp32',
   batch: number,
+  batchTokens: number,
 ): Promise<number> {
   const { env, pipeline } = await import('@huggingface/transformers');
   const pipe = (await pipeline('feature-extraction', 'Xenova/all-MiniLM-L6-v2', {
@@ -89,12 +103,16 @@ async function nativeTimes(
   void env;
   try {
     (await pipe(['warm up'], { pooling: 'mean', normalize: true })).dispose();
-    // The app's order: longest first, so each batch holds texts of similar length.
-    const order = texts.map((_, i) => i).sort((a, b) => texts[b].length - texts[a].length);
+    // The app's batches (src/models/batches.ts): longest first, capped in texts and tokens.
+    const batches = planBatches(
+      texts.map((t) => estimatePieces(t, MAX_TOKENS)),
+      batch,
+      batchTokens,
+    );
     const t0 = performance.now();
-    for (let at = 0; at < order.length; at += batch) {
+    for (const idx of batches) {
       const out = await pipe(
-        order.slice(at, at + batch).map((i) => texts[i]),
+        idx.map((i) => texts[i]),
         { pooling: 'mean', normalize: true },
       );
       out.dispose();
@@ -151,6 +169,7 @@ export const embedSpeedSection: BenchSection = {
       dtype: EmbedSpeedRow['dtype'],
       threads: number,
       batch: number,
+      batchTokens: number,
       ms: number,
       allMs: number[],
     ) => {
@@ -162,6 +181,7 @@ export const embedSpeedSection: BenchSection = {
         dtype,
         threads,
         batch,
+        batchTokens,
         ms,
         allMs,
         tokensPerSecond: tps,
@@ -171,7 +191,7 @@ export const embedSpeedSection: BenchSection = {
       };
       rows.push(row);
       log(
-        `${engine} ${dtype} ${threads} thread(s) batch ${batch}: ${Math.round(ms)} ms, ${tps.toFixed(0)} tokens/s, ${gflops.toFixed(1)} GFLOP/s`,
+        `${engine} ${dtype} ${threads} thread(s) ${batchLabel(batch, batchTokens)}: ${Math.round(ms)} ms, ${tps.toFixed(0)} tokens/s, ${gflops.toFixed(1)} GFLOP/s`,
       );
     };
 
@@ -179,21 +199,37 @@ export const embedSpeedSection: BenchSection = {
       engine: EmbedSpeedRow['engine'];
       threads: number;
       batch: number;
+      batchTokens: number;
       dtype: 'q8' | 'fp32';
     };
+    // The app's batching (16 texts, 2,048 padded tokens at most a call) on both engines; the
+    // variants add the former rule (16 texts a call whatever their length) and one text a call.
     const configs: Config[] = [];
-    for (const engine of ['native (onnxruntime-node)', 'app (ORT Web wasm, Chromium)'] as const) {
+    const engines = ['native (onnxruntime-node)', 'app (ORT Web wasm, Chromium)'] as const;
+    for (const engine of engines) {
       for (const threads of [1, 2]) {
-        configs.push({ engine, threads, batch: BATCH, dtype: 'q8' });
-        if (fp32Available) configs.push({ engine, threads, batch: BATCH, dtype: 'fp32' });
+        configs.push({
+          engine,
+          threads,
+          batch: BATCH,
+          batchTokens: DEFAULT_BATCH_TOKENS,
+          dtype: 'q8',
+        });
+        if (fp32Available)
+          configs.push({
+            engine,
+            threads,
+            batch: BATCH,
+            batchTokens: DEFAULT_BATCH_TOKENS,
+            dtype: 'fp32',
+          });
       }
     }
     if (variants) {
-      const app = 'app (ORT Web wasm, Chromium)' as const;
-      configs.push(
-        { engine: app, threads: 2, batch: 1, dtype: 'q8' },
-        { engine: app, threads: 2, batch: 4, dtype: 'q8' },
-      );
+      for (const engine of engines)
+        for (const threads of [1, 2])
+          configs.push({ engine, threads, batch: BATCH, batchTokens: 0, dtype: 'q8' });
+      configs.push({ engine: engines[1], threads: 2, batch: 1, batchTokens: 0, dtype: 'q8' });
     }
     // Rounds over every configuration in turn, the best time of each kept: on a machine shared
     // with other jobs, a neighbour's burst slows one measurement, never speeds one up.
@@ -209,10 +245,11 @@ export const embedSpeedSection: BenchSection = {
           for (const [k, c] of configs.entries()) {
             let ms: number;
             if (c.engine.startsWith('native')) {
-              ms = await nativeTimes(sample, c.threads, c.dtype, c.batch);
+              ms = await nativeTimes(sample, c.threads, c.dtype, c.batch, c.batchTokens);
             } else {
               const r = await embedOnPage(browser, mirror, 'wasm', c.threads, sample, PORT, {
                 batch: String(c.batch),
+                batchTokens: String(c.batchTokens),
                 dtype: c.dtype,
               });
               if (r.threadsUsed !== c.threads) {
@@ -224,7 +261,7 @@ export const embedSpeedSection: BenchSection = {
             }
             times[k].push(ms);
             log(
-              `round ${round + 1}: ${c.engine} ${c.dtype} ${c.threads} thread(s) batch ${c.batch}: ${Math.round(ms)} ms (load ${os.loadavg()[0].toFixed(1)})`,
+              `round ${round + 1}: ${c.engine} ${c.dtype} ${c.threads} thread(s) ${batchLabel(c.batch, c.batchTokens)}: ${Math.round(ms)} ms (load ${os.loadavg()[0].toFixed(1)})`,
             );
           }
         }
@@ -236,16 +273,16 @@ export const embedSpeedSection: BenchSection = {
       await mirror.close();
     }
     configs.forEach((c, k) =>
-      push(c.engine, c.dtype, c.threads, c.batch, Math.min(...times[k]), times[k]),
+      push(c.engine, c.dtype, c.threads, c.batch, c.batchTokens, Math.min(...times[k]), times[k]),
     );
 
+    // Same batching on both sides: the app's own.
+    const appRule = (r: EmbedSpeedRow) =>
+      r.dtype === 'q8' && r.batch === BATCH && r.batchTokens === DEFAULT_BATCH_TOKENS;
     const native = (t: number) =>
-      rows.find((r) => r.engine.startsWith('native') && r.dtype === 'q8' && r.threads === t);
+      rows.find((r) => r.engine.startsWith('native') && appRule(r) && r.threads === t);
     const ratios = [1, 2].map((t) => {
-      const app = rows.find(
-        (r) =>
-          r.engine.startsWith('app') && r.dtype === 'q8' && r.threads === t && r.batch === BATCH,
-      );
+      const app = rows.find((r) => r.engine.startsWith('app') && appRule(r) && r.threads === t);
       const n = native(t);
       return {
         threads: t,
@@ -265,7 +302,7 @@ export const embedSpeedSection: BenchSection = {
       '|---|---|---:|---:|---:|---:|---:|---:|',
       ...rows.map(
         (r) =>
-          `| ${r.engine} | ${r.dtype} | ${r.threads} | ${r.batch} | ${fmt(r.tokensPerSecond)} | ${fmt(r.gflops, 1)} | ${fmt(100 * r.shareOfMatmul)}% | ${fmt(r.projectedBookMinutes, 1)} min |`,
+          `| ${r.engine} | ${r.dtype} | ${r.threads} | ${batchLabel(r.batch, r.batchTokens)} | ${fmt(r.tokensPerSecond)} | ${fmt(r.gflops, 1)} | ${fmt(100 * r.shareOfMatmul)}% | ${fmt(r.projectedBookMinutes, 1)} min |`,
       ),
       '',
       ratios

@@ -35,7 +35,7 @@ export const DEFAULT_HUB_HOST = hubHostFromBuild(
 );
 /** The hub's layout, `/{model}/resolve/{revision}/{file}`; transformers.js fills it in. */
 export const DEFAULT_REMOTE_PATH_TEMPLATE = '{model}/resolve/{revision}/';
-/** Texts per model call. Bigger batches pad more; 16 is a good middle for short fragments. */
+/** Texts per model call at most; long texts go fewer a call (batches.ts caps the padded tokens). */
 export const DEFAULT_BATCH_SIZE = 16;
 
 /** `huggingface.co` → `https://huggingface.co/`; always ends in one slash. Throws on non-http(s). */

@@ -31,6 +31,7 @@ import {
 } from './catalogue';
 import { ModelLoadError, describeLoadError } from './load-errors';
 import { createDownloadProgress } from './load-progress';
+import { DEFAULT_BATCH_TOKENS, estimatePieces, planBatches } from './batches';
 import { DEFAULT_BATCH_SIZE } from './settings';
 import {
   abortFetchesWith,
@@ -48,8 +49,10 @@ export interface LoadEmbedderOptions {
   dtype?: EmbedDtype;
   /** Hub host, default https://huggingface.co/ (a mirror in the same layout works). */
   host?: string;
-  /** Texts per model call; default 16. */
+  /** Texts per model call at most; default 16. */
   batchSize?: number;
+  /** Padded tokens per model call at most (batches.ts); default 2,048, 0 for no cap. */
+  batchTokens?: number;
   /** wasm threads, for benchmarks; default half the cores (see transformers-env). */
   threads?: number;
   /** Pooling, prefixes and expected dim for a hub id outside the catalogue. */
@@ -66,6 +69,7 @@ export interface EmbedOptions {
   /** After each batch: stage 'embed', `done` texts of `total`. */
   onProgress?: (p: Progress) => void;
   batchSize?: number;
+  batchTokens?: number;
 }
 
 export interface TransformersEmbedder {
@@ -104,6 +108,7 @@ async function load(options: LoadEmbedderOptions): Promise<TransformersEmbedder>
   const model = resolveModel(options.modelId, options.custom);
   const dtype = options.dtype ?? defaultDtype(model);
   const batchSize = validBatchSize(options.batchSize ?? DEFAULT_BATCH_SIZE);
+  const batchTokens = options.batchTokens ?? DEFAULT_BATCH_TOKENS;
   await configureTransformers(options.threads);
   const caps = await probeCapabilities();
   const host = setHubHost(options.host ?? '');
@@ -189,13 +194,18 @@ async function load(options: LoadEmbedderOptions): Promise<TransformersEmbedder>
     const size = validBatchSize(opts.batchSize ?? batchSize);
     const prefix = model.prefix[opts.kind];
     const out = new Float32Array(texts.length * dim);
-    // Longest first, so each batch holds texts of similar length (less padding).
-    const order = texts.map((_, i) => i).sort((a, b) => texts[b].length - texts[a].length);
+    // Longest first, so each batch holds texts of similar length (less padding), and no more
+    // padded tokens a call than the cap (batches.ts says why).
+    const maxPieces = model.maxTokens ?? 512;
+    const batches = planBatches(
+      texts.map((t) => estimatePieces(prefix + t, maxPieces)),
+      size,
+      opts.batchTokens ?? batchTokens,
+    );
     let done = 0;
     opts.onProgress?.({ stage: 'embed', done, total: texts.length });
-    for (let start = 0; start < order.length; start += size) {
+    for (const idx of batches) {
       if (opts.signal?.aborted) throw new AbortError();
-      const idx = order.slice(start, start + size);
       const batch = await runBatch(
         pipe,
         idx.map((i) => prefix + texts[i]),

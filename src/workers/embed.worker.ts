@@ -37,6 +37,8 @@ export interface EmbedLoadRequest {
   host?: string;
   dtype?: EmbedDtype;
   batchSize?: number;
+  /** Padded tokens per model call at most (src/models/batches.ts); default the app's. */
+  batchTokens?: number;
   custom?: CustomModelOptions;
   /** wasm threads for this worker's life (benchmarks); default half the cores. */
   threads?: number;
@@ -88,6 +90,7 @@ serveWorker<EmbedApi>(self as unknown as Parameters<typeof serveWorker>[0], {
       host: request.host,
       dtype: request.dtype,
       batchSize: request.batchSize,
+      batchTokens: request.batchTokens,
       custom: request.custom,
       onProgress: progress,
       signal,

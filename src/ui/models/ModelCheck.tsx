@@ -121,6 +121,7 @@ export function ModelCheck() {
           device: settings.device,
           dtype: settings.dtype || undefined,
           batchSize: settings.batchSize,
+          batchTokens: settings.batchTokens,
           ...(settings.threads ? { threads: settings.threads } : {}),
         },
         {

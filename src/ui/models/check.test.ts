@@ -11,7 +11,7 @@ import {
 describe('settingsFromUrl', () => {
   it('reads model, host, device, dtype and batch', () => {
     const { settings, problems } = settingsFromUrl(
-      '?model=tribuo-tinybert&host=http%3A%2F%2F127.0.0.1%3A9%2F&device=webgpu&dtype=fp32&batch=2&threads=2',
+      '?model=tribuo-tinybert&host=http%3A%2F%2F127.0.0.1%3A9%2F&device=webgpu&dtype=fp32&batch=2&batchTokens=0&threads=2',
     );
     expect(problems).toEqual([]);
     expect(settings).toEqual({
@@ -21,6 +21,7 @@ describe('settingsFromUrl', () => {
       device: 'webgpu',
       dtype: 'fp32',
       batchSize: 2,
+      batchTokens: 0,
       threads: 2,
     });
   });
@@ -48,15 +49,16 @@ describe('settingsFromUrl', () => {
   });
 
   it('defaults, and reports bad values instead of failing', () => {
-    const { settings, problems } = settingsFromUrl('?device=tpu&dtype=int3&batch=0');
+    const { settings, problems } = settingsFromUrl('?device=tpu&dtype=int3&batch=0&batchTokens=-5');
     expect(settings).toMatchObject({
       choice: 'all-MiniLM-L6-v2',
       host: 'https://huggingface.co/',
       device: 'auto',
       dtype: '',
       batchSize: 16,
+      batchTokens: 2048,
     });
-    expect(problems).toHaveLength(3);
+    expect(problems).toHaveLength(4);
   });
 });
 

@@ -3,6 +3,7 @@
  */
 import { parseDeviceRequest, type DeviceRequest } from '../../models/capabilities';
 import { findCatalogueModel, parseDtype, type EmbedDtype } from '../../models/catalogue';
+import { DEFAULT_BATCH_TOKENS } from '../../models/batches';
 import { DEFAULT_BATCH_SIZE, DEFAULT_HUB_HOST } from '../../models/settings';
 
 /** Value of the model choice that means "the hub id typed in the text box". */
@@ -17,6 +18,8 @@ export interface CheckSettings {
   /** Empty: the model's default. */
   dtype: EmbedDtype | '';
   batchSize: number;
+  /** Padded tokens per model call at most (`?batchTokens=`, 0 = no cap); default the app's. */
+  batchTokens: number;
   /** wasm threads (`?threads=`), for benchmarks; 0 = the default. */
   threads: number;
 }
@@ -47,6 +50,16 @@ export function settingsFromUrl(search: string): { settings: CheckSettings; prob
     else
       problems.push(`Batch size "${batch}" is not an integer from 1 to 1024; using ${batchSize}.`);
   }
+  let batchTokens = DEFAULT_BATCH_TOKENS;
+  const tokens = q.get('batchTokens');
+  if (tokens !== null) {
+    const n = Number(tokens);
+    if (Number.isInteger(n) && n >= 0 && n <= 1_000_000) batchTokens = n;
+    else
+      problems.push(
+        `Batch tokens "${tokens}" is not an integer from 0 to 1000000; using ${batchTokens}.`,
+      );
+  }
   return {
     settings: {
       choice: known ? known.key : model ? CUSTOM_MODEL : 'all-MiniLM-L6-v2',
@@ -55,6 +68,7 @@ export function settingsFromUrl(search: string): { settings: CheckSettings; prob
       device,
       dtype,
       batchSize,
+      batchTokens,
       threads: Math.max(0, Math.min(16, Math.round(Number(q.get('threads') ?? 0) || 0))),
     },
     problems,
