@@ -584,7 +584,7 @@ async function main() {
       };
       // Issue 13: the app's path to its code default must give the bench's scores, task by task.
       const app = appDefaultScores(independent, rel, files, index.windows, g, ALPHA);
-      const bench = ideaScores['ppr (code graph) refs'];
+      const bench = ideaScores['ppr (code graph) refs, walk w^2'];
       appChecked++;
       if (app.some((x, i) => x !== bench[i])) appMismatches.push(`${repo}:${m.task_id}`);
       // Candidates for the semver question (bench/quality/code-candidates.ts), each the app default
@@ -730,6 +730,7 @@ async function main() {
     }),
   );
   // The candidates against the app default (not BM25), paired on the same tasks.
+  // The candidates were measured against the default before the squared walk.
   const APP = 'ppr (code graph) refs';
   const candidateNames = ideaNames.filter((n) => n.startsWith('candidate: '));
   const candidatesBySplit = Object.fromEntries(
@@ -803,7 +804,7 @@ async function main() {
             ? 'repoeval-candidates.json'
             : 'repoeval.json';
   process.stderr.write(
-    `[repoeval] app default vs "ppr (code graph) refs": ${appChecked} tasks, ${appMismatches.length} with different scores\n`,
+    `[repoeval] app default vs "ppr (code graph) refs, walk w^2": ${appChecked} tasks, ${appMismatches.length} with different scores\n`,
   );
   writeFileSync(path.join(RESULTS, outFile), JSON.stringify(output, null, 2) + '\n');
 

@@ -13,7 +13,7 @@
  *   - scope names: each window's BM25 tokens also hold the names of the definitions it lies in
  *     (its function or method and their enclosing class), as a book fragment carries its heading.
  */
-import type { CodeGraph } from '../../src/core/code/graph';
+import type { CodeFile, CodeGraph } from '../../src/core/code/graph';
 import type { WindowCover } from '../../src/core/code/cover';
 import type { FileSyntax, SyntaxDefinition } from '../../src/core/code/syntax';
 import { pprGraph, pprRelation } from '../../src/core/relations/ppr';
@@ -73,9 +73,7 @@ export function markdownSyntax(text: string): FileSyntax {
 }
 
 /** Files without syntax whose path ends in .md get their sections (others unchanged). */
-export function withMarkdownSections<T extends { path: string; text: string; syntax: unknown }>(
-  files: readonly T[],
-): T[] {
+export function withMarkdownSections(files: readonly CodeFile[]): CodeFile[] {
   return files.map((f) =>
     !f.syntax && /\.(md|markdown)$/i.test(f.path) ? { ...f, syntax: markdownSyntax(f.text) } : f,
   );
