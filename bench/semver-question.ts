@@ -117,6 +117,8 @@ interface Row {
   windows: { label: string; rank: number; independent: number; environment: number }[];
   selected: boolean;
   tenthFinal: number;
+  /** functions/satisfies.js:1-12, the question's best BM25 window: its final rank and s_env. */
+  satisfies: { rank: number; environment: number };
   readmeSelected: number;
   selectedCount: number;
 }
@@ -156,6 +158,10 @@ function rowOf(
       })),
     selected: holds.some((i) => selected.has(i)),
     tenthFinal: final[order[TOP - 1]],
+    satisfies: (() => {
+      const i = order.find((k) => repo.label(k).startsWith('functions/satisfies.js:1-'))!;
+      return { rank: order.indexOf(i) + 1, environment: environment[i] };
+    })(),
     readmeSelected: [...selected].filter((i) => repo.label(i).includes('README')).length,
     selectedCount: selected.size,
   };
@@ -227,6 +233,27 @@ async function main() {
   add('hybrid, scope names, walk w^2', hybridScoped, powerWeights(walk, 2));
   add('hybrid, scope names, seeds from parsed files', hybridScoped, walk, parsedOnly(hybridScoped));
 
+  // Why the walk misses the call: the transition row of satisfies.js's window, as the walk was
+  // before (reference-weighted) and squared, and how many windows outscore Range.test on words.
+  const from = Array.from({ length: repo.run.size }, (_, i) => i).find((i) =>
+    repo.label(i).startsWith('functions/satisfies.js:1-'),
+  )!;
+  const rowOf2 = (m: typeof walk) => {
+    const entries: { label: string; weight: number }[] = [];
+    for (let p = m.rowPtr[from]; p < m.rowPtr[from + 1]; p++)
+      entries.push({ label: repo.label(m.col[p]), weight: m.weight[p] });
+    const sum = entries.reduce((a, e) => a + e.weight, 0);
+    entries.sort((a, b) => b.weight - a.weight);
+    const body = entries.find((e) => e.label.startsWith('classes/range.js:191-'));
+    return {
+      entries: entries.length,
+      sum,
+      strongest: { ...entries[0], share: entries[0].weight / sum },
+      rangeTestBodyShare: body ? body.weight / sum : 0,
+    };
+  };
+  const satisfiesRow = { before: rowOf2(walk), squared: rowOf2(powerWeights(walk, 2)) };
+  const bm25Above075 = bm25.filter((x) => x > 0.75).length;
   const cpus = os.cpus();
   const output = {
     section: 'semver-question',
@@ -238,6 +265,8 @@ async function main() {
     tokens,
     windows: repo.run.size,
     appPathReproduced: same,
+    satisfiesRow,
+    bm25Above075,
     rows,
   };
   const out = path.join(here, 'results');
@@ -258,6 +287,14 @@ async function main() {
           )} | ${r.selected ? 'yes' : 'no'} | ${r.readmeSelected} of ${r.selectedCount} |`,
     ),
   ];
+  lines.push(
+    '',
+    `satisfies.js:1-12's walk row: ${satisfiesRow.before.entries} weights summing to ${satisfiesRow.before.sum.toFixed(1)}; ` +
+      `strongest ${satisfiesRow.before.strongest.label} (${(100 * satisfiesRow.before.strongest.share).toFixed(1)}%); ` +
+      `Range.test's body ${(100 * satisfiesRow.before.rangeTestBodyShare).toFixed(1)}% before, ` +
+      `${(100 * satisfiesRow.squared.rangeTestBodyShare).toFixed(1)}% squared. Windows with BM25 above 0.75: ${bm25Above075}.`,
+    `satisfies.js:1-12 (rank, s_env) per row: ${rows.map((r) => `${r.candidate}: ${r.satisfies.rank}, ${f(r.satisfies.environment)}`).join('; ')}`,
+  );
   console.log(lines.join('\n'));
 }
 
