@@ -58,7 +58,12 @@ import { layoutRepository, repositoryWindows, type CodeWindow } from '../src/cor
 import { defaultCodeRelationOptions } from '../src/core/code/options';
 import { codeRelationMatrix } from '../src/core/code/relation';
 import { summaryCodeRelationMatrix } from '../src/core/code/summary';
-import { lineStarts, windowLineRanges, windowReferenceCounts } from '../src/core/code/references';
+import {
+  lineStarts,
+  weightByReferences,
+  windowLineRanges,
+  windowReferenceCounts,
+} from '../src/core/code/references';
 import type { FileSyntax, SyntaxDefinition } from '../src/core/code/syntax';
 import { pairedBootstrap, splitOf, type SplitPart } from '../src/core/eval';
 import { loadRepoMiniLm, miniLmRepoTable } from './repoeval-minilm';
@@ -69,6 +74,13 @@ import { ingestRepositoryFolder } from '../src/ingest/repo';
 import { CodeParser } from '../src/models/code-syntax';
 import { nodeGrammarSource } from '../src/models/tree-sitter-node';
 import { appDefaultScores, identifierIdeas, windowIdentifierInputs } from './quality/code-weights';
+import {
+  finalScores,
+  powerWeights,
+  scopeNameTokens,
+  walkEnvironment,
+  withMarkdownSections,
+} from './quality/code-candidates';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const DATA = path.resolve(here, '../../shared/datasets/repoeval_function_level');
@@ -339,6 +351,8 @@ async function main() {
   const miniLm = process.env.QUALITY_EMBEDDER === 'minilm' ? await loadRepoMiniLm() : undefined;
   // Issue 16: the summarised Eq. 8 (src/core/code/summary.ts) beside the exact one, as ideas.
   const withSummary = process.env.REPOEVAL_SUMMARY === '1';
+  // The semver question's candidates (BENCHMARKS.md, the semver section), against the app default.
+  const withCandidates = process.env.REPOEVAL_CANDIDATES === '1';
 
   const repoResults: RepoResult[] = [];
   const taskResults: TaskResult[] = [];
@@ -570,9 +584,46 @@ async function main() {
       };
       // Issue 13: the app's path to its code default must give the bench's scores, task by task.
       const app = appDefaultScores(independent, rel, files, index.windows, g, ALPHA);
-      const bench = ideaScores['ppr (code graph) refs'];
+      const bench = ideaScores['ppr (code graph) refs, walk w^2'];
       appChecked++;
       if (app.some((x, i) => x !== bench[i])) appMismatches.push(`${repo}:${m.task_id}`);
+      // Candidates for the semver question (bench/quality/code-candidates.ts), each the app default
+      // with one thing changed.
+      if (withCandidates) {
+        const refsW = windowReferenceCounts(files, index.windows, g);
+        const walk = weightByReferences(rel, refsW);
+        const envOf = (w: CsrMatrix, ind: Float64Array, seeds = ind) =>
+          finalScores(ind, walkEnvironment(w, ind, seeds), ALPHA);
+        const scoped = rescaleByMax(
+          bm25Scores(buildBm25Index(scopeNameTokens(index.windowTokens, g, c)), query),
+        );
+        const parsedOnly = Float64Array.from(independent, (x, i) =>
+          files[index.windows[i].file].syntax ? x : 0,
+        );
+        const mdFiles = withMarkdownSections(files);
+        let sections = app;
+        if (mdFiles.some((x, k) => x !== files[k])) {
+          const gm = buildCodeGraph(mdFiles);
+          const cm = coverWindows(
+            gm,
+            mdFiles.map((x) => x.text),
+            index.windows,
+          );
+          const wm = weightByReferences(
+            codeRelationMatrix(gm, cm),
+            windowReferenceCounts(mdFiles, index.windows, gm),
+          );
+          sections = envOf(wm, independent);
+        }
+        Object.assign(ideaScores, {
+          'candidate: Markdown sections': sections,
+          'candidate: walk w^2': envOf(powerWeights(walk, 2), independent),
+          'candidate: walk w^3': envOf(powerWeights(walk, 3), independent),
+          'candidate: seeds from parsed files': envOf(walk, independent, parsedOnly),
+          'candidate: scope names': envOf(walk, scoped),
+          'candidate: scope names, walk w^2': envOf(powerWeights(walk, 2), scoped),
+        });
+      }
       if (withSummary) {
         for (const [name, searchLimit] of [
           ['code summary (searchLimit 128, the default)', 128],
@@ -678,6 +729,36 @@ async function main() {
       ];
     }),
   );
+  // The candidates against the app default (not BM25), paired on the same tasks.
+  // The candidates were measured against the default before the squared walk.
+  const APP = 'ppr (code graph) refs';
+  const candidateNames = ideaNames.filter((n) => n.startsWith('candidate: '));
+  const candidatesBySplit = Object.fromEntries(
+    (['tune', 'heldout'] as SplitPart[]).map((split) => {
+      const rows = taskResults.filter((t) => t.split === split);
+      return [
+        split,
+        Object.fromEntries(
+          candidateNames.map((idea) => [
+            idea,
+            Object.fromEntries(
+              metrics.map((m) => [
+                m,
+                {
+                  mean: mean(rows.map((t) => t.ideas[idea][m])),
+                  appDefault: mean(rows.map((t) => t.ideas[APP][m])),
+                  delta: pairedBootstrap(
+                    rows.map((t) => t.ideas[idea][m]),
+                    rows.map((t) => t.ideas[APP][m]),
+                  ),
+                },
+              ]),
+            ),
+          ]),
+        ),
+      ];
+    }),
+  );
   process.stderr.write('[repoeval] scale check on node_modules/eslint/lib\n');
   const scale = await scaleCheck(parser);
 
@@ -702,6 +783,7 @@ async function main() {
     },
     overall,
     ideasBySplit,
+    ...(withCandidates ? { candidatesBySplit } : {}),
     appDefaultCheck: { tasks: appChecked, mismatches: appMismatches },
     byRepo,
     repositories: repoResults,
@@ -718,9 +800,11 @@ async function main() {
         ? 'repoeval-minilm.json'
         : withSummary
           ? 'repoeval-summary.json'
-          : 'repoeval.json';
+          : withCandidates
+            ? 'repoeval-candidates.json'
+            : 'repoeval.json';
   process.stderr.write(
-    `[repoeval] app default vs "ppr (code graph) refs": ${appChecked} tasks, ${appMismatches.length} with different scores\n`,
+    `[repoeval] app default vs "ppr (code graph) refs, walk w^2": ${appChecked} tasks, ${appMismatches.length} with different scores\n`,
   );
   writeFileSync(path.join(RESULTS, outFile), JSON.stringify(output, null, 2) + '\n');
 
@@ -790,6 +874,32 @@ async function main() {
           })
           .join(' | ')} |`,
       );
+    }
+  }
+  if (withCandidates) {
+    lines.push(
+      '',
+      '## Candidates against the app default (`ppr (code graph) refs`), paired bootstrap 95%',
+    );
+    for (const split of ['tune', 'heldout']) {
+      lines.push(
+        '',
+        `**${split}**`,
+        '',
+        '| ranking | window recall | definition recall | hit@10 |',
+      );
+      lines.push('|---|---:|---:|---:|');
+      for (const idea of candidateNames) {
+        const c = candidatesBySplit[split][idea];
+        lines.push(
+          `| ${idea} | ${metrics
+            .map((m) => {
+              const d = c[m].delta;
+              return `${pct(c[m].mean)} (${sgn(d.mean)} [${sgn(d.ci95[0])}, ${sgn(d.ci95[1])}])`;
+            })
+            .join(' | ')} |`,
+        );
+      }
     }
   }
   if (miniLm) {

@@ -163,7 +163,7 @@ test('a completion at a cursor line: windows ranked with the code relation, the 
     'true',
   );
   await expect(presets.getByTestId('code-preset-why')).toContainText('weighted by how often');
-  await expect(presets.getByTestId('code-preset-why')).toContainText('+6.4 [+0.1, +13.5]');
+  await expect(presets.getByTestId('code-preset-why')).toContainText('+7.7 [+0.8, +15.2]');
   await expect(presets.getByTestId('code-preset-weighted')).toContainText(
     '“picomatch.zip”: the walk weights each edge by the reference counts',
   );

@@ -18,6 +18,7 @@ import { fragRelScores } from '../../src/core/fragrel';
 import { csrRelation } from '../../src/core/relations/csr';
 import { pprGraph, pprRelation } from '../../src/core/relations/ppr';
 import type { CsrMatrix } from '../../src/core/types';
+import { powerWeights } from './code-candidates';
 
 /** Identifiers per window and the definitions starting in each: the app's own reader. */
 export { windowIdentifierInputs };
@@ -47,6 +48,18 @@ export function identifierIdeas(
       [pprRelation(pprGraph([0, independent.length], [weighted], { radius: 0, wRel: 0 }))],
       { alpha },
     ).final;
+    // The app's walk since the semver question: the reference-weighted edges squared.
+    if (name === 'refs') {
+      out['ppr (code graph) refs, walk w^2'] = fragRelScores(
+        independent,
+        [
+          pprRelation(
+            pprGraph([0, independent.length], [powerWeights(weighted, 2)], { radius: 0, wRel: 0 }),
+          ),
+        ],
+        { alpha },
+      ).final;
+    }
   }
   return out;
 }
@@ -54,7 +67,7 @@ export function identifierIdeas(
 /**
  * The app's own path to the code default: reference counts as the index worker
  * computes and stores them (core/code/references.ts), the run as the retrieval worker builds it
- * (core/run.ts), its multi-hop relation. Its scores must equal `ppr (code graph) refs`.
+ * (core/run.ts), its multi-hop relation. Its scores must equal `ppr (code graph) refs, walk w^2`.
  */
 export function appDefaultScores(
   independent: Float64Array,

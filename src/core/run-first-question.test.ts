@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { laidOutRepository, sourceFiles } from '../../test/code-repository';
 import { bm25Scores, buildBm25Index, rescaleByMax } from './bm25';
-import { weightByReferences, windowReferenceCounts } from './code/references';
+import { walkWeights, windowReferenceCounts } from './code/references';
 import { summaryCodeRelationMatrix } from './code/summary';
 import { pprGraphReference, pprReference } from './relations/ppr-reference';
 import { defaultPprOptions } from './relations/ppr';
@@ -51,12 +51,12 @@ describe('the first question on a real repository, against the path it replaced'
     const oldIndex = buildBm25Index(
       Array.from({ length: n }, (_, i) => tokenize(doc.source.slice(doc.starts[i], doc.ends[i]))),
     );
-    // The old multi-hop graph over the reference-weighted code relation (run.ts, 'ppr').
-    const oldGraph = pprGraphReference(
-      [0, n],
-      [weightByReferences(doc.code!, doc.codeReferences!)],
-      { radius: 2, wRel: 0.3, contextIn: [false] },
-    );
+    // The old multi-hop graph over the code relation as the walk weights it (run.ts, 'ppr').
+    const oldGraph = pprGraphReference([0, n], [walkWeights(doc.code!, doc.codeReferences!)], {
+      radius: 2,
+      wRel: 0.3,
+      contextIn: [false],
+    });
     for (const question of questions) {
       const tokens = tokenize(question);
       const independent = runIndependentScores(run, { tokens }, 'bm25');

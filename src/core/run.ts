@@ -18,7 +18,7 @@
  * stored relations: it is a few linear passes, never a re-embedding.
  */
 import { bm25IndexOfPieces, bm25Scores, rescaleByMax, type Bm25Index } from './bm25';
-import { weightByReferences } from './code/references';
+import { walkWeights } from './code/references';
 import { selectWindowSpans, type WindowRef, type WindowSpan } from './code/spans';
 import { explain, fragRelScores, selectByBudget } from './fragrel';
 import { topK } from './heap';
@@ -84,7 +84,8 @@ export interface Run {
   code: CsrMatrix | null;
   /**
    * The code relation as the multi-hop relation walks it: each edge i → j weighted by
-   * 1 + γ ln(1 + refs[j]) where the document stored reference counts, as stored otherwise.
+   * 1 + γ ln(1 + refs[j]) and squared where the document stored reference counts
+   * (code/references.ts, walkWeights), as stored otherwise.
    */
   pprCode: CsrMatrix | null;
   /** BM25 index over the run's fragments, built on first use (IDF spans the whole run). */
@@ -137,7 +138,7 @@ export function buildRun(docs: readonly RunDocumentIndex[]): Run {
     code: docs.some((d) => d.code) ? concatCsr(docs, segments, (d) => d.code) : null,
     pprCode: docs.some((d) => d.code)
       ? concatCsr(docs, segments, (d) =>
-          d.code && referenceWeighted(d) ? weightByReferences(d.code, d.codeReferences!) : d.code,
+          d.code && referenceWeighted(d) ? walkWeights(d.code, d.codeReferences!) : d.code,
         )
       : null,
     bm25: null,
@@ -351,8 +352,9 @@ const relationBuilders: { [K in RelationKind]: (run: Run, wRel: number) => Relat
     // The multi-hop relation (relations/ppr.ts) over the graph each kind of document was
     // measured best with: books over the context edges (radius 2, the run's w_rel;
     // bench/quality.ts), repositories over the code relation's edges alone ("ppr (code
-    // graph)", bench/repoeval.ts), weighted by reference counts where they are stored ("ppr
-    // (code graph) refs", code/references.ts). A document with code rows is a repository.
+    // graph)", bench/repoeval.ts), weighted by reference counts where they are stored and
+    // squared ("ppr (code graph) refs, walk w^2", code/references.ts). A document with code rows
+    // is a repository.
     const code = run.pprCode;
     const contextIn = run.documents.map(
       (d) => !code || code.rowPtr[d.offset + d.count] === code.rowPtr[d.offset],

@@ -15,6 +15,8 @@ import { buildCodeGraph } from '../core/code/graph';
 import { identifierStats, weightByIdentifiers } from '../core/code/identifier-weights';
 import { fileText, layoutRepository, repositoryWindows } from '../core/code/layout';
 import {
+  walkWeights,
+  WALK_POWER,
   weightByReferences,
   windowIdentifierInputs,
   windowLineRanges,
@@ -161,6 +163,15 @@ describe('reference weighting', () => {
     expect(() => weightByReferences(chain, new Float32Array(4))).toThrow(/4 reference counts/);
   });
 
+  it('walks the weighted edges squared, so a row’s strong links carry more of the walk', () => {
+    const w = weightByReferences(chain, refs);
+    const walk = walkWeights(chain, refs);
+    expect(WALK_POWER).toBe(2);
+    expect(Array.from(walk.weight)).toEqual(Array.from(w.weight, (x) => Math.fround(x * x)));
+    expect(walk.col).toBe(chain.col);
+    expect(Array.from(walkWeights(chain, refs, 1).weight)).toEqual(Array.from(w.weight));
+  });
+
   const doc = (codeReferences?: Float32Array): RunDocumentIndex => ({
     docId: 'repo',
     name: 'repo',
@@ -174,19 +185,23 @@ describe('reference weighting', () => {
   });
   const independent = Float64Array.of(0, 0, 1, 0, 0);
 
-  it('the run walks the weighted code edges exactly as the bench’s “ppr (code graph) refs”', () => {
+  it('the run walks the weighted code edges squared, exactly as the bench’s “ppr (code graph) refs, walk w^2”', () => {
     const run = buildRun([doc(refs)]);
     expect(run.documents[0].referenceWeighted).toBe(true);
     const app = fragRelScores(independent, runRelations(run, ['ppr'], 0.3), { alpha: 0.5 });
     const ids = Array.from({ length: 5 }, () => new Set<string>());
     const stats = { ...identifierStats(ids, ids), refs: Float64Array.from(refs) };
     const weighted = weightByIdentifiers(chain, ids, stats, { shared: 0, references: 1 });
+    // The walk follows the weighted edges squared (walkWeights), as the bench's
+    // "ppr (code graph) refs, walk w^2".
+    const squared = { ...weighted, weight: Float32Array.from(weighted.weight, (x) => x ** 2) };
     const bench = fragRelScores(
       independent,
-      [pprRelation(pprGraph([0, 5], [weighted], { radius: 0, wRel: 0 }))],
+      [pprRelation(pprGraph([0, 5], [squared], { radius: 0, wRel: 0 }))],
       { alpha: 0.5 },
     );
     expect(Array.from(app.final)).toEqual(Array.from(bench.final));
+    expect(Array.from(run.pprCode!.weight)).toEqual(Array.from(squared.weight));
     // The walk from window 2 reaches window 3 (refs 5) before window 1 (refs 1).
     expect(app.environment[3]).toBeGreaterThan(app.environment[1]);
   });

@@ -112,10 +112,11 @@ export const retrievalPresets: Readonly<Record<TextKind, Record<PresetId, Retrie
         wordsPerFragment: null,
         why:
           'BM25 and the multi-hop relation over the code-structure edges, each edge weighted by ' +
-          'how often the target window’s definitions are referenced (1 + ln(1 + refs), ' +
-          'personalised PageRank from the 5 best windows, alpha 0.5, top 10 windows): the best ' +
-          'idea on RepoEval’s tune half (window recall +4.9 [+1.2, +9.9] over BM25); on held-out ' +
-          '+6.4 [+0.1, +13.5] window recall and +11.9 [+1.7, +23.7] hit@10 (BENCHMARKS.md).',
+          'how often the target window’s definitions are referenced (1 + ln(1 + refs)) and ' +
+          'squared, so a window’s strong links such as its calls carry the walk (personalised ' +
+          'PageRank from the 5 best windows, alpha 0.5, top 10 windows): on RepoEval’s tune half ' +
+          'window recall +4.9 [+1.2, +9.5] over BM25; on held-out +7.7 [+0.8, +15.2] window ' +
+          'recall and +11.9 [+1.7, +22.0] hit@10 (BENCHMARKS.md).',
       },
       paper: {
         id: 'paper',

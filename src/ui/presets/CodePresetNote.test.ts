@@ -15,7 +15,8 @@ describe('the code preset note', () => {
     expect(matchingCodePreset(defaultCodeSettings)?.id).toBe('measured');
     const { why, weighted, fallback } = codePresetNote(defaultCodeSettings, [repo(true)]);
     expect(why).toMatch(/referenced/);
-    expect(why).toContain('+6.4 [+0.1, +13.5]');
+    expect(why).toMatch(/squared/);
+    expect(why).toContain('+7.7 [+0.8, +15.2]');
     expect(weighted).toContain('“trlx <b>”: the walk weights each edge by the reference counts');
     expect(fallback).toBeNull();
   });
@@ -25,6 +26,7 @@ describe('the code preset note', () => {
     expect(weighted).toBeNull();
     expect(fallback).toContain('“trlx <b>” was indexed before reference counts');
     expect(fallback).toMatch(/unweighted/);
+    expect(fallback).toContain('+7.7 weighted and squared');
   });
 
   it('knows the paper defaults and custom settings; no fallback note without the walk', () => {

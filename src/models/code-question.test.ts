@@ -1,0 +1,118 @@
+/**
+ * A question in words about a real repository, on the app's path: semver 7 as npm ships it, read
+ * through the folder ingest (as e2e/code-question.spec.ts drops it), parsed with the real
+ * grammars, the summarised Eq. 8 and reference counts as the index worker builds them, the
+ * windows embedded with the static vectors distilled from MiniLM (the app's offline vectors), and
+ * `rankRun` with the code defaults (the `ppr` walk, alpha 0.5, the top 10 windows merged).
+ *
+ * "How does a range check whether a version satisfies it?" is answered by functions/satisfies.js
+ * and by `Range.test` (classes/range.js line 196), which satisfies() calls. Range.test shares one
+ * word with the question ("check" is "test" in the code), so it can only come in along the call:
+ * the walk follows the code edges squared (core/code/references.ts, walkWeights), so the call
+ * carries the caller's walk rather than the many weak directory-level weights of its row.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { windowLineRanges, windowReferenceCounts } from '../core/code/references';
+import { summaryCodeRelationMatrix } from '../core/code/summary';
+import { embedTexts } from '../core/embed/static';
+import { queryTerms } from '../core/retrieval/query';
+import { buildRun, rankRun, runIndependentScores, type Run, type ScoringMode } from '../core/run';
+import { ingestRepositoryFolder } from '../ingest/repo';
+import { laidOutRepository } from '../../test/code-repository';
+import { loadDistilledFromDisk } from '../../test/distilled';
+
+const SEMVER = path.resolve(
+  'node_modules/@typescript-eslint/typescript-estree/node_modules/semver',
+);
+const QUESTION = 'How does a range check whether a version satisfies it?';
+
+let run: Run;
+let labels: string[];
+let holdsRangeTest: (i: number) => boolean;
+
+beforeAll(async () => {
+  const entries: { path: string; file: Blob }[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const full = path.join(dir, name);
+      if (statSync(full).isDirectory()) walk(full);
+      else
+        entries.push({
+          path: `semver/${path.relative(SEMVER, full)}`,
+          file: new Blob([readFileSync(full)]),
+        });
+    }
+  };
+  walk(SEMVER);
+  const ingested = await ingestRepositoryFolder('semver', entries);
+  if (!ingested.ok) throw new Error(ingested.error.message);
+  const doc = ingested.document;
+  const repo = await laidOutRepository(
+    doc.files.map((f) => ({ path: f.path, text: doc.text.slice(f.start, f.end) })),
+  );
+  const texts = repo.files.map((f) => f.text);
+  const lines = windowLineRanges(texts, repo.windows);
+  labels = lines.map((l) => `${repo.files[l.file].path}:${l.first + 1}-${l.last + 1}`);
+  holdsRangeTest = (i) =>
+    repo.files[lines[i].file].path === 'classes/range.js' &&
+    lines[i].first + 1 <= 196 &&
+    lines[i].last + 1 >= 196;
+  run = buildRun([
+    {
+      docId: 'semver',
+      name: 'semver',
+      source: repo.layout.text,
+      starts: Uint32Array.from(repo.fragments, (f) => f.start),
+      ends: Uint32Array.from(repo.fragments, (f) => f.end),
+      words: Uint32Array.from(repo.fragments, (f) => f.words ?? 0),
+      labels: repo.fragments.map((f) => f.label ?? ''),
+      code: summaryCodeRelationMatrix(repo.graph, repo.cover),
+      codeReferences: windowReferenceCounts(repo.files, repo.windows, repo.graph),
+      vectors: embedTexts(
+        loadDistilledFromDisk(),
+        repo.fragments.map((f) => repo.layout.text.slice(f.start, f.end)),
+      ),
+    },
+  ]);
+}, 120_000);
+
+function ask(scoring: ScoringMode) {
+  const tokens = queryTerms(QUESTION);
+  // The retrieval worker embeds the question's content words (workers/retrieval.worker.ts).
+  const vector =
+    scoring === 'bm25' ? undefined : embedTexts(loadDistilledFromDisk(), [tokens.join(' ')]).data;
+  const ranked = rankRun(run, runIndependentScores(run, { tokens, vector }, scoring), {
+    alpha: 0.5,
+    wRel: 0.3,
+    relations: ['ppr'],
+    budget: Infinity,
+    listed: 40,
+    maxSelected: 10,
+    mergeWindows: true,
+  });
+  const selected = Array.from(ranked.selection.indices);
+  const top = Array.from(ranked.top);
+  return {
+    selected: selected.map((i) => labels[i]),
+    rangeTestSelected: selected.some(holdsRangeTest),
+    rangeTestRank: top.findIndex(holdsRangeTest) + 1 || Infinity,
+  };
+}
+
+describe('semver: "How does a range check whether a version satisfies it?"', () => {
+  it('BM25 (the code default): selects satisfies.js and lists Range.test among the 40', () => {
+    const r = ask('bm25');
+    expect(r.selected.some((l) => l.startsWith('functions/satisfies.js:'))).toBe(true);
+    // Its windows ranked 52 and 62 when the walk followed the edges unsquared.
+    expect(r.rangeTestRank).toBeLessThanOrEqual(40);
+  });
+
+  it('hybrid with the distilled vectors: selects Range.test, which satisfies() calls', () => {
+    const r = ask('hybrid');
+    expect(r.selected.some((l) => l.startsWith('functions/satisfies.js:'))).toBe(true);
+    // Not selected (ranks 35 and 36) when the walk followed the edges unsquared.
+    expect(r.rangeTestSelected).toBe(true);
+  });
+});
