@@ -76,7 +76,7 @@ export const GGUF_MODELS: readonly GgufModelInfo[] = Object.freeze([
   },
   {
     key: 'qwen2.5-0.5b-instruct',
-    label: 'Qwen2.5 0.5B Instruct (small, better answers)',
+    label: 'Qwen2.5 0.5B Instruct (small)',
     hubId: 'Qwen/Qwen2.5-0.5B-Instruct-GGUF',
     file: 'qwen2.5-0.5b-instruct-q4_k_m.gguf',
     bytes: 491_400_032,
@@ -84,12 +84,12 @@ export const GGUF_MODELS: readonly GgufModelInfo[] = Object.freeze([
     licence: 'Apache-2.0',
     trainedContext: 32768,
     goodFor:
-      'Noticeably better answers and citations than the tiny model, still quick on a laptop CPU.',
+      'A larger model: 0.5B parameters, 3.7 times SmolLM2 135M, so each token costs about 3.7 times the work. Neither its speed nor its answers were measured here.',
     recommended: false,
   },
   {
     key: 'qwen2.5-1.5b-instruct',
-    label: 'Qwen2.5 1.5B Instruct (best of these, slower)',
+    label: 'Qwen2.5 1.5B Instruct (largest here)',
     hubId: 'Qwen/Qwen2.5-1.5B-Instruct-GGUF',
     file: 'qwen2.5-1.5b-instruct-q4_k_m.gguf',
     bytes: 1_117_320_736,
@@ -97,7 +97,7 @@ export const GGUF_MODELS: readonly GgufModelInfo[] = Object.freeze([
     licence: 'Apache-2.0',
     trainedContext: 32768,
     goodFor:
-      'The most reliable answers here; needs about 1.5 GB of memory and a few seconds per answer on a fast CPU.',
+      'The largest model here: 1.5B parameters, 11 times SmolLM2 135M, so each token costs about 11 times the work, and a 1.1 GB download. Neither its speed nor its answers were measured here.',
     recommended: false,
   },
 ]);
