@@ -7,6 +7,7 @@
  * list it in `sections` below.
  */
 import path from 'node:path';
+import { answerKneeSection } from './answer-knee';
 import { browserSection } from './browser';
 import { embedderDistilledSection, embedderSection } from './embedder';
 import { embedSpeedSection } from './embed-speed';
@@ -57,6 +58,7 @@ const sections: BenchSection[] = [
   scaleRepoSection,
   scaleBookSection,
   parquetExportSection,
+  answerKneeSection,
 ];
 
 async function main() {

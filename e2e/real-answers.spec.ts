@@ -1,6 +1,6 @@
 /**
  * @file Answers from a real instruction-tuned model in the page: SmolLM2-135M-Instruct (the
- * GGUF `npm run models` fetched), downloaded with one click from the recommended-model catalogue
+ * Q4_1 GGUF `npm run models` fetched), downloaded with one click from the models catalogue
  * (the catalogue's hub pointed at the local mirror), run by wllama on the CPU at temperature 0.
  *
  * What a 135M model does reliably, and only that, is asserted: asked a plain factual question
@@ -65,11 +65,16 @@ async function catalogueDownload() {
   const smol = catalogue.locator('[data-key="smollm2-135m-instruct"]');
   await expect(smol).toContainText('98 MB');
   await expect(smol).toContainText('Apache-2.0');
-  await expect(smol).toContainText('recommended');
+  // The 8-bit file is the recommended one (bench answer-knee); this spec keeps the 4-bit file CI
+  // pins, as often right on the bench's questions.
+  await expect(smol).not.toContainText('recommended');
+  await expect(catalogue.locator('[data-key="smollm2-135m-instruct-q8_0"]')).toContainText(
+    'recommended',
+  );
   return smol;
 }
 
-test('the recommended model downloads with one click and answers a plain fact from the book', async () => {
+test('the 4-bit SmolLM2 downloads with one click and answers a plain fact from the book', async () => {
   test.setTimeout(900_000);
   await page.goto('/');
   await expect(page.getByTestId('worker-status')).toContainText('Workers ready');
