@@ -22,6 +22,7 @@ import { scaleRepoSection } from './scale-repo';
 import { machine, writeResults } from './results-file';
 import { speedSection } from './speed';
 import { parquetExportSection } from './parquet-export';
+import { firstAnswerSection } from './first-answer';
 
 export interface BenchSection {
   name: string;
@@ -57,6 +58,7 @@ const sections: BenchSection[] = [
   scaleRepoSection,
   scaleBookSection,
   parquetExportSection,
+  firstAnswerSection,
 ];
 
 async function main() {
