@@ -38,6 +38,22 @@ export interface FirstAnswer {
 
 const num = (s: string | null) => (s ? Number(s) : null);
 
+/** In the page: note when Ask is pressed, the first token shows, and the answer ends. */
+const WATCH_ANSWER = `(() => {
+  const t = (window.__first = {});
+  document.addEventListener('click', (e) => {
+    const b = e.target.closest('button');
+    if (b && b.textContent.trim() === 'Ask' && t.ask === undefined) t.ask = performance.now();
+  }, true);
+  new MutationObserver(() => {
+    if (t.ask === undefined) return;
+    const text = document.querySelector('[data-testid="answer-text"]')?.textContent ?? '';
+    if (t.first === undefined && text.trim()) t.first = performance.now();
+    const state = document.querySelector('[data-testid="answer-panel"]')?.getAttribute('data-state');
+    if (t.done === undefined && ['done', 'error', 'stopped'].includes(state)) t.done = performance.now();
+  }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-state'] });
+})()`;
+
 /** Run the flow on `page` (a fresh context) against the app at `baseUrl`. */
 export async function firstAnswer(
   page: Page,
@@ -71,37 +87,9 @@ export async function firstAnswer(
   await expect(panel.getByTestId('local-model-ready')).toBeVisible({ timeout: 300_000 });
   const loadMs = Date.now() - loadStart;
 
-  // Times taken in the page: the Ask click, the first token, the finished answer.
-  await page.evaluate(() => {
-    const w = window as unknown as { __first: Record<string, number> };
-    w.__first = {};
-    document.addEventListener(
-      'click',
-      (e) => {
-        const b = (e.target as Element).closest('button');
-        if (b?.textContent?.trim() === 'Ask') w.__first.ask ??= performance.now();
-      },
-      true,
-    );
-    const check = () => {
-      const t = w.__first;
-      if (t.ask === undefined) return;
-      const text = document.querySelector('[data-testid="answer-text"]')?.textContent ?? '';
-      if (t.first === undefined && text.trim()) t.first = performance.now();
-      const state = document
-        .querySelector('[data-testid="answer-panel"]')
-        ?.getAttribute('data-state');
-      if (t.done === undefined && (state === 'done' || state === 'error' || state === 'stopped'))
-        t.done = performance.now();
-    };
-    new MutationObserver(check).observe(document.body, {
-      subtree: true,
-      childList: true,
-      characterData: true,
-      attributes: true,
-      attributeFilter: ['data-state'],
-    });
-  });
+  // Times taken in the page: the Ask click, the first token, the finished answer. A string, not
+  // a function: tsx (the bench) compiles functions with helpers the page does not have.
+  await page.evaluate(WATCH_ANSWER);
   await page.getByLabel('Question').fill(question);
   await page.getByRole('button', { name: 'Ask', exact: true }).click();
   await expect(panel.getByTestId('answer-question')).toContainText(question);
