@@ -14,10 +14,14 @@
 
 /**
  * Excerpt tokens a local model gets before its speed on this machine is known (its first answer
- * here). Conservative on purpose: at the slowest prompt speed measured here for the recommended
+ * here). Conservative on purpose: at the idle prompt speed measured here for the recommended
  * model (about 15 tokens/s on one thread), 200 tokens are read in about 13 s. Where answers stop
  * improving with more passages (the correctness-against-budget knee measured with native
- * llama.cpp, bench/results/answer-knee.json) decides the final figure.
+ * llama.cpp, bench/results/answer-knee.json) decides the final figure. That knee is counted in
+ * PROMPT tokens (instructions and question included); this constant counts PASSAGE tokens only:
+ * for SmolLM2 the story prompt's instructions and a short question take about 80 tokens (a cap of
+ * 200 gave 282-token prompts in bench/results/first-answer.json), so a knee of 500 prompt tokens
+ * is about 420 here.
  */
 export const STARTING_PASSAGE_TOKENS = 200;
 
