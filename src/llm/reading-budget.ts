@@ -108,8 +108,11 @@ function roundTokens(n: number): number {
 
 /** Tokens a typical answer is written with (a sentence or two with its citations). */
 export const TYPICAL_ANSWER_TOKENS = 60;
-/** The story prompt's instructions and a question, without passages (SmolLM2's count, about). */
-export const INSTRUCTION_TOKENS = 130;
+/**
+ * The story prompt's instructions and a short question, without passages, in SmolLM2's tokens:
+ * 282-token prompts from a 200-token passage cap (bench/results/first-answer.json).
+ */
+export const INSTRUCTION_TOKENS = 80;
 
 /**
  * Seconds a typical answer takes at measured speeds: the instructions and the passages of the
