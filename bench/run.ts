@@ -23,6 +23,7 @@ import { scaleRepoSection } from './scale-repo';
 import { machine, writeResults } from './results-file';
 import { speedSection } from './speed';
 import { parquetExportSection } from './parquet-export';
+import { firstAnswerSection } from './first-answer';
 
 export interface BenchSection {
   name: string;
@@ -59,6 +60,7 @@ const sections: BenchSection[] = [
   scaleBookSection,
   parquetExportSection,
   answerKneeSection,
+  firstAnswerSection,
 ];
 
 async function main() {

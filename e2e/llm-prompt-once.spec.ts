@@ -67,6 +67,8 @@ test('a prompt counted exactly is read once: the answer reuses the reading of it
   await page.getByLabel('Answer length (tokens)').fill('24');
   await page.getByLabel('CPU threads (0 = automatic)').fill('2');
   await page.getByLabel('Context size (tokens)').fill('1024');
+  // The whole window, not the reading budget: the prompt must be long enough to be counted.
+  await page.getByLabel('Passages to read').selectOption('0');
   const catalogue = panel().getByTestId('gguf-catalogue');
   await catalogue.getByText('Download from another hub or mirror').click();
   await catalogue.getByLabel('Model hub').fill(mirror.url);

@@ -100,6 +100,34 @@ describe('story QA prompt', () => {
     expect(p.tokens).toBeGreaterThan(140 - 3);
   });
 
+  it('keeps the excerpts within a passage cap, best first, and says the cap decided', () => {
+    // 5 fragments of 20 words (about 24 tokens each with their label lines); a window that holds
+    // them all, and a cap of 50 excerpt tokens: the two best-ranked fit, in document order.
+    const input = { question: QUESTION, fragments: fragments([3, 0, 4, 1, 2]) };
+    const whole = ok(storyQaPrompt(input, budget(10_000)));
+    expect(whole.sources).toHaveLength(5);
+    expect(whole.passageCap).toBeUndefined();
+    // A cap of nothing still leaves the best fragment, cut to the smallest cap honoured.
+    const long = { question: QUESTION, fragments: fragments([1, 0], 60) };
+    const least = ok(storyQaPrompt(long, { ...budget(10_000), passageTokens: 0 }));
+    expect(least.sources.map((s) => s.index)).toEqual([101]);
+    expect(least.truncated).toHaveLength(1);
+    expect(least.passageCap).toBe(0);
+    const capped = ok(storyQaPrompt(input, { ...budget(10_000), passageTokens: 50 }));
+    expect(capped.sources.map((s) => s.index)).toEqual([101, 103]);
+    expect(capped.dropped.map((d) => d.rank)).toEqual([2, 3, 4]);
+    expect(capped.passageCap).toBe(50);
+    expect(capped.limit).toBe(whole.limit);
+    expect(capped.tokens).toBeLessThan(whole.tokens);
+    // A cap the excerpts fit under changes nothing and is not reported.
+    const roomy = ok(storyQaPrompt(input, { ...budget(10_000), passageTokens: 5_000 }));
+    expect(roomy).toEqual(whole);
+    // The window still rules when it is the smaller limit.
+    const tight = ok(storyQaPrompt(input, { ...budget(120), passageTokens: 5_000 }));
+    expect(tight.passageCap).toBeUndefined();
+    expect(tight.dropped.length).toBeGreaterThan(0);
+  });
+
   it('fails with a readable reason when the question alone is too long', () => {
     const long = Array.from({ length: 500 }, () => 'why').join(' ');
     const r = storyQaPrompt({ question: long, fragments: fragments([0]) }, budget(100));

@@ -52,6 +52,13 @@ export interface PromptBudget {
   answerTokens: number;
   countTokens: TokenCounter;
   style: PromptStyle;
+  /**
+   * At most this many tokens of excerpts (story QA): the prompt may then use what the
+   * instructions and the question take plus this, when that is less than the window allows. A
+   * small model on a CPU reads a few hundred tokens in the time a person waits; the window would
+   * hold minutes of reading. Absent: the window is the only limit.
+   */
+  passageTokens?: number;
 }
 
 /** A label the answer can cite: `[label]` stands for fragment `index`. */
@@ -93,6 +100,11 @@ export interface Prompt {
   tokens: number;
   /** What the prompt may use: contextLimit - answerTokens. */
   limit: number;
+  /**
+   * The excerpts' cap (`PromptBudget.passageTokens`) when it, not the window, decided what was
+   * left out: fragments dropped or cut then were dropped to keep the reading short.
+   */
+  passageCap?: number;
 }
 
 export type PromptResult =
@@ -112,6 +124,9 @@ export type PromptResult =
  */
 export const MESSAGE_OVERHEAD_TOKENS = 4;
 export const REPLY_OVERHEAD_TOKENS = 3;
+
+/** The smallest passage cap the story prompt honours (`PromptBudget.passageTokens`). */
+export const MIN_PASSAGE_TOKENS = 32;
 
 /** What a truncated text ends (or, cut from the front, starts) with. */
 export const ELLIPSIS = '…';
@@ -320,8 +335,22 @@ export function storyQaPrompt(input: StoryQaInput, budget: PromptBudget): Prompt
       limit,
     };
   }
-  const fit = fitFragments(input.fragments, (kept) => size(kept) <= limit, 1);
+  // The excerpts' cap, as a prompt size: what the prompt takes without excerpts, plus the cap
+  // (never under MIN_PASSAGE_TOKENS: a cap that leaves no excerpt would leave nothing to answer).
+  const capped =
+    budget.passageTokens !== undefined
+      ? size([]) + Math.max(MIN_PASSAGE_TOKENS, budget.passageTokens)
+      : Infinity;
+  const fitsWindow = (kept: readonly PromptFragment[]) => size(kept) <= limit;
+  const fit =
+    capped < limit
+      ? fitFragments(input.fragments, (kept) => size(kept) <= capped, 1)
+      : fitFragments(input.fragments, fitsWindow, 1);
   if (!fit) return tooLong('The question with the instructions', size([]), limit);
+  const cappedBy =
+    capped < limit && (fit.dropped.length > 0 || fit.truncated.length > 0)
+      ? { passageCap: budget.passageTokens! }
+      : {};
   const rendered = renderStoryQa({ ...input, fragments: fit.kept });
   return {
     ok: true,
@@ -335,6 +364,7 @@ export function storyQaPrompt(input: StoryQaInput, budget: PromptBudget): Prompt
       truncated: fit.truncated,
       tokens: size(fit.kept),
       limit,
+      ...cappedBy,
     },
   };
 }

@@ -45,6 +45,23 @@ const build = (budget: Parameters<typeof storyQaPrompt>[1]) =>
   storyQaPrompt({ question: 'Who is it?', fragments }, budget);
 
 describe('fitPromptToEngine', () => {
+  it('sends a prompt cut to a reading budget on the estimate: no exact count, no extra read', async () => {
+    const engine = { ...countingEngine(1), contextLimit: 4096 };
+    const capped = (budget: Parameters<typeof storyQaPrompt>[1]) =>
+      storyQaPrompt({ question: 'Who is it?', fragments }, { ...budget, passageTokens: 100 });
+    const r = await fitPromptToEngine(engine, capped, 100);
+    expect(r.ok).toBe(true);
+    if (!r.ok) return;
+    expect(engine.counted).toBe(0);
+    expect(r.prompt.passageCap).toBe(100);
+    expect(r.prompt.sources.length).toBeGreaterThan(0);
+    expect(r.prompt.sources.length).toBeLessThan(fragments.length);
+    expect(countedExactly(engine, r.prompt)).toBe(false);
+    // Without the cap the same fragments fill the window, and nothing is left out.
+    const whole = await fitPromptToEngine(engine, build, 100);
+    expect(whole.ok && whole.prompt.sources.length).toBe(fragments.length);
+  });
+
   it('skips the exact count when the estimate is far below the limit, and says so', async () => {
     const engine = { ...countingEngine(1), contextLimit: 4096 };
     let counted = 0;

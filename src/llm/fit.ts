@@ -75,9 +75,11 @@ export async function fitPromptToEngine(
   // Counting exactly costs an in-browser model a read of the prompt (wllama 3.8 has no tokenizer
   // call: the count is a one-token completion of the prompt, which the answer then reuses from
   // the cache). Far below the limit the estimate is safe and nothing is counted.
+  // A prompt shrunk to a reading budget (`passageCap`) is as long as it is meant to be: counting
+  // it exactly would only cost a read, unless it could overflow the window.
   if (
     result.prompt.tokens * SAFE_ESTIMATE_FACTOR <= result.prompt.limit &&
-    !shrunkPrompt(result.prompt)
+    (!shrunkPrompt(result.prompt) || result.prompt.passageCap !== undefined)
   ) {
     estimated.add(result.prompt);
     return result;
@@ -91,8 +93,9 @@ export async function fitPromptToEngine(
       const fitted: PromptResult = { ok: true, prompt: { ...result.prompt, tokens: exact } };
       if (!best || (best.ok && keptMore(fitted.prompt, best.prompt))) best = fitted;
       const shrunk = shrunkPrompt(result.prompt);
-      // Close enough to the limit, or nothing left out: done.
-      if (!shrunk || exact >= result.prompt.limit * 0.9) break;
+      // Close enough to the limit, nothing left out, or left out for the reading budget: done.
+      if (!shrunk || result.prompt.passageCap !== undefined || exact >= result.prompt.limit * 0.9)
+        break;
     }
     const ratio = exact / Math.max(1, result.prompt.tokens);
     // Overflowing: aim a little under. Room to spare: aim at the limit.

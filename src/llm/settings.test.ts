@@ -30,6 +30,11 @@ describe('engine settings', () => {
     expect(normalizeEngineSettings({ wllama: { gpu: true } }).wllama.gpu).toBe(true);
     expect(s.webllm.modelId).toBe(defaultEngineSettings.webllm.modelId);
     expect(normalizeEngineSettings({ kind: 'gpt' }).kind).toBe(defaultEngineSettings.kind);
+    // The reading budget's scale: kept when it is one the panel offers, else the budget itself.
+    expect(defaultEngineSettings.passageScale).toBe(1);
+    expect(normalizeEngineSettings({ passageScale: 4 }).passageScale).toBe(4);
+    expect(normalizeEngineSettings({ passageScale: 0 }).passageScale).toBe(0);
+    expect(normalizeEngineSettings({ passageScale: 'lots' }).passageScale).toBe(1);
   });
 
   it('say what is missing before an API engine can be made', () => {

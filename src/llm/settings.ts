@@ -14,6 +14,7 @@ import {
   type EngineSettingsByKind,
 } from './engines';
 import type { EngineKind, LlmEngine } from './types';
+import { normalizeScale } from './reading-budget';
 
 export { ENGINE_KINDS, isApiEngine, type ApiEngineSettings } from './engines';
 
@@ -29,6 +30,11 @@ export interface EngineSettings extends EngineSettingsByKind {
    * of fact, and the same question should get the same answer (the tests rely on it too).
    */
   temperature: number;
+  /**
+   * How much an in-browser model reads, against its reading budget (reading-budget.ts): 1 = what
+   * it reads in about ten seconds here, 2 = twice that, …, 0 = the whole context window.
+   */
+  passageScale: number;
 }
 
 export const ENGINE_LABELS = Object.freeze(
@@ -65,6 +71,7 @@ export const defaultEngineSettings: Readonly<EngineSettings> = Object.freeze({
   kind: 'wllama',
   answerTokens: 512,
   temperature: 0,
+  passageScale: 1,
   ...byKind((k) => entryOf(k).defaults as EngineSettingsByKind[typeof k]),
 });
 
@@ -80,6 +87,7 @@ export function normalizeEngineSettings(stored: unknown): EngineSettings {
       typeof s.temperature === 'number' && Number.isFinite(s.temperature)
         ? Math.min(2, Math.max(0, s.temperature))
         : d.temperature,
+    passageScale: normalizeScale(s.passageScale),
     ...byKind((k) => entryOf(k).normalize(obj(s[k]), d[k]) as EngineSettingsByKind[typeof k]),
   };
 }

@@ -31,6 +31,8 @@ import { formatBytes, ggufCatalogueUrl, RECOMMENDED_GGUF } from '../../llm/gguf-
 import { isApiEngine } from '../../llm/settings';
 import { localSourceKey } from './useLocalModel';
 import { useKeptModel } from './useKeptModel';
+import { readingBudget, type ReadingBudget } from '../../llm/reading-budget';
+import { localModelName, measuredSpeed, noteAnswerSpeed, ReadingBudgetLine } from './ReadingBudget';
 import { SharedEngineSettings, useEngine } from './useEngine';
 import { EngineFold, engineSummary, useEngineFold } from './EngineFold';
 import { useNarrowScreen } from '../layout/useNarrowScreen';
@@ -63,6 +65,8 @@ type RunStatus = 'preparing' | 'loading' | 'streaming' | 'done' | 'stopped' | 'e
 interface Run extends GenerationRun<RunStatus> {
   question: string;
   finish: FinishReason | null;
+  /** An in-browser GGUF model's reading budget for this answer: its file, the passage tokens. */
+  reading: { model: string; budget: ReadingBudget } | null;
 }
 
 const STATUS_TEXT: Record<RunStatus, string> = {
@@ -110,7 +114,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
       setRun((r) => (r && r.id === id ? { ...r, ...patch } : r));
     setCopied(null);
     setActiveLabel(null);
-    setRun({ id, question, status: 'preparing', ...NOTHING_YET, finish: null });
+    setRun({ id, question, status: 'preparing', ...NOTHING_YET, finish: null, reading: null });
     const failWith = (error: LlmError) =>
       update({ status: error.code === 'aborted' ? 'stopped' : 'error', error });
 
@@ -119,12 +123,32 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
     const llm = acquired;
     if (controller.signal.aborted) return failWith({ code: 'aborted', message: 'Stopped.' });
 
-    update({ status: 'preparing', engineLabel: llm.label });
     // Never reserve more than half the window for the answer: the excerpts need room too.
     const answerTokens = Math.min(engine.settings.answerTokens, Math.floor(llm.contextLimit / 2));
+    // A model on this machine's CPU gets the passages it reads in a few seconds here
+    // (reading-budget.ts); API engines and WebLLM on the GPU get the whole window.
+    const model = llm.kind === 'wllama' ? localModelName(engine.localSource) : null;
+    const budget = model
+      ? readingBudget({
+          promptTokensPerSecond: measuredSpeed(model)?.promptTokensPerSecond,
+          contextLimit: llm.contextLimit,
+          answerTokens,
+          scale: engine.settings.passageScale,
+        })
+      : null;
+    const passageTokens = budget?.tokens ?? null;
+    update({
+      status: 'preparing',
+      engineLabel: llm.label,
+      reading: model && budget ? { model, budget } : null,
+    });
     const generated = await fitAndGenerate(
       llm,
-      (budget) => storyQaPrompt({ question, fragments }, budget),
+      (budget) =>
+        storyQaPrompt(
+          { question, fragments },
+          passageTokens !== null ? { ...budget, passageTokens } : budget,
+        ),
       {
         answerTokens,
         temperature: engine.settings.temperature,
@@ -135,6 +159,8 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
     if (!generated.ok) return failWith(generated.error);
     const { outcome } = generated;
     if (abort.current === controller) abort.current = null;
+    // Measured on use: the next answer's budget, and the catalogue's seconds per answer.
+    if (model && outcome.ok) noteAnswerSpeed(model, outcome.stats);
     update({ ...settledRun(outcome), ...(outcome.ok ? { finish: outcome.finish } : {}) });
     const text = outcome.text;
     if (text && onAnswered) {
@@ -363,6 +389,24 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
                 writing={busy}
                 onOpen={(s, claim) => cite(s, claim)}
               />
+              {run.reading && (
+                <ReadingBudgetLine
+                  used={run.reading.budget}
+                  next={readingBudget({
+                    promptTokensPerSecond: measuredSpeed(run.reading.model)?.promptTokensPerSecond,
+                    contextLimit: engine.contextLimit,
+                    answerTokens: Math.min(
+                      engine.settings.answerTokens,
+                      Math.floor(engine.contextLimit / 2),
+                    ),
+                    scale: engine.settings.passageScale,
+                  })}
+                  model={run.reading.model}
+                  onScale={(passageScale) =>
+                    engine.changeSettings({ ...engine.settings, passageScale })
+                  }
+                />
+              )}
               <PromptDetails prompt={run.prompt} exact={run.exactCounts} />
             </>
           )}

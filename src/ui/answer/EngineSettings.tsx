@@ -1,6 +1,7 @@
 import { useId, type ReactNode } from 'react';
 import type { ApiEngineKind } from '../../llm/engines';
 import { hostOf } from '../../llm/errors';
+import { READING_TARGET_SECONDS, WHOLE_WINDOW } from '../../llm/reading-budget';
 import {
   ENGINE_KINDS,
   ENGINE_LABELS,
@@ -62,6 +63,23 @@ export function EngineSettingsForm(props: EngineSettingsProps) {
           }}
         />
       </div>
+      {settings.kind === 'wllama' && (
+        <div className="engine__row">
+          <label htmlFor={`${id}-passages`}>Passages to read</label>
+          <select
+            id={`${id}-passages`}
+            value={settings.passageScale}
+            title="A model on this computer's CPU reads the passages before it writes a word: the more it is given, the longer the wait."
+            onChange={(e) => onChange({ ...settings, passageScale: Number(e.target.value) })}
+          >
+            {PASSAGE_SCALES.map(([scale, label]) => (
+              <option key={scale} value={scale}>
+                {label}
+              </option>
+            ))}
+          </select>
+        </div>
+      )}
       <div className="engine__row">
         <label htmlFor={`${id}-temperature`}>Temperature</label>
         <input
@@ -81,6 +99,18 @@ export function EngineSettingsForm(props: EngineSettingsProps) {
     </fieldset>
   );
 }
+
+/** The reading budget's choices (reading-budget.ts): its scale and how it reads. */
+const PASSAGE_SCALES: ReadonlyArray<readonly [number, string]> = [
+  [1, `What it reads in about ${READING_TARGET_SECONDS} s here`],
+  [2, 'Twice that'],
+  [4, 'Four times that'],
+  [8, '8 times that'],
+  [16, '16 times that'],
+  [32, '32 times that'],
+  [64, '64 times that'],
+  [WHOLE_WINDOW, 'As many as the context window holds'],
+];
 
 /**
  * Each engine's own fields, by kind: typed by the engine table's kinds (src/llm/engines.ts), so

@@ -11,6 +11,7 @@ import {
 } from '../../llm/gguf-catalogue';
 import { HubHostField } from '../hub/HubHostField';
 import { listCachedGguf, removeCachedGguf, type CachedGguf } from '../../llm/wllama';
+import { measuredAnswerText, modelFileOf } from './ReadingBudget';
 
 export interface GgufCatalogueProps {
   /** Hub host the models come from. */
@@ -60,6 +61,9 @@ export function GgufCatalogue({
                 tokens{kept ? ' · kept in this browser' : ''}
               </span>
               <p className="engine__catalogue-note">{model.goodFor}</p>
+              <p className="engine__catalogue-note" data-testid="gguf-measured">
+                Speed: {measuredAnswerText(modelFileOf(url))}.
+              </p>
               <button
                 type="button"
                 disabled={busy || activeUrl === url}

@@ -11,7 +11,11 @@ export function fitSummary(prompt: Prompt, exact: boolean): string {
     `${exact ? '' : 'about '}${n(prompt.tokens)} prompt tokens of ${n(prompt.limit)} available`,
   ];
   if (prompt.dropped.length) {
-    parts.push(`${prompt.dropped.length} lowest-ranked left out to fit the model's context window`);
+    parts.push(
+      prompt.passageCap !== undefined
+        ? `${prompt.dropped.length} lowest-ranked left out to keep within the reading budget`
+        : `${prompt.dropped.length} lowest-ranked left out to fit the model's context window`,
+    );
   }
   const cut = prompt.truncated.find((t) => t.part === 'fragment');
   if (cut) parts.push(`excerpt cut to ${n(cut.keptChars)} of ${n(cut.originalChars)} characters`);

@@ -1,0 +1,59 @@
+/**
+ * @file The first question on a book with the recommended local model, with the defaults: Alice
+ * dropped, the one-click SmolLM2-135M-Instruct (the real GGUF, from the local hub mirror) loaded,
+ * a factual question asked. The answer arrives with at least one citation (written by the model,
+ * or inferred for an answer that cites none) and holds the fact; the model was given the
+ * passages of its reading budget (the starting budget: it was never measured in this browser),
+ * and after the answer the catalogue shows the seconds per answer measured here.
+ *
+ * The times from pressing Ask to the first token and to the finished answer are logged, not
+ * asserted (the machine is shared; `npm run bench -- first-answer` records them under a lock).
+ */
+import { expect, test } from '@playwright/test';
+import { requireRealModel } from '../test/real-models';
+import { startHubMirror, type HubMirror } from './support/hub-mirror';
+import { openLocalPage } from './support/local-page';
+import { FIRST_FACT, firstAnswer } from './support/first-answer';
+
+let mirror: HubMirror;
+
+test.beforeAll(async () => {
+  requireRealModel('SmolLM2-135M-Instruct');
+  mirror = await startHubMirror();
+});
+
+test.afterAll(async () => {
+  await mirror?.close();
+});
+
+test('a first question on a book, with the defaults, is answered from the reading budget with a citation', async ({
+  browser,
+}) => {
+  test.setTimeout(900_000);
+  const urls: string[] = [];
+  const problems: string[] = [];
+  const page = await openLocalPage(browser, urls, problems);
+  const r = await firstAnswer(page, '/', mirror.url);
+  console.log(
+    `[first-answer] Ask -> first token ${((r.firstTokenMs ?? NaN) / 1000).toFixed(1)} s, ` +
+      `-> answer ${((r.answerMs ?? NaN) / 1000).toFixed(1)} s; ${r.promptTokens} prompt tokens ` +
+      `read at ${r.promptTokensPerSecond} tokens/s, written at ${r.tokensPerSecond} tokens/s; ` +
+      `model load ${(r.loadMs / 1000).toFixed(1)} s; answer ${JSON.stringify(r.answer)}; ` +
+      `${r.readingBudget}`,
+  );
+  expect(r.state).toBe('done');
+  expect(r.answer).toMatch(FIRST_FACT);
+  expect(r.cited + r.inferred).toBeGreaterThan(0);
+  // The model was never measured in this fresh browser: the starting budget, and the prompt
+  // small because of it (the default retrieval budget selects far more than it holds).
+  expect(r.readingBudget).toMatch(/the starting budget, until SmolLM2-135M-Instruct\.Q4_1\.gguf/);
+  expect(r.readingBudget).toMatch(
+    /The next answer gets about \d+ tokens \(measured \d+ tokens\/s\)/,
+  );
+  expect(r.promptSummary).toMatch(/left out to keep within the reading budget/);
+  expect(r.promptTokens).toBeLessThan(600);
+  // Measured on use: the catalogue now says what an answer costs here.
+  expect(r.catalogueSpeed).toMatch(/measured here: about \d+ s per answer/);
+  expect(problems).toEqual([]);
+  await page.context().close();
+});
