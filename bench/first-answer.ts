@@ -59,7 +59,7 @@ export const firstAnswerSection: BenchSection = {
     const loadAfter = os.loadavg();
     const la = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
     const markdown = [
-      `Command: \`flock /tmp/bench.lock npx tsx bench/run.ts first-answer\` (BENCH_DIST=${DIST}, ${RUNS} run(s)). The built app in headless Debian Chromium, default settings, Alice (pg11.txt) dropped, the one-click SmolLM2-135M-Instruct Q4_1 (wllama, from the local hub mirror) loaded, then "${runs[0]?.question}" asked; times from pressing Ask, read in the page. A fresh profile each run, so the passages are the starting reading budget (${STARTING_PASSAGE_TOKENS} tokens). Goal: under ${GOAL_S} s. Load average before ${la(load)}, after ${la(loadAfter)}; ${os.cpus().length} cores.`,
+      `Command: \`flock /tmp/bench.lock npx tsx bench/run.ts first-answer\` (BENCH_DIST=${DIST}, ${RUNS} run(s)). The built app in headless Debian Chromium, default settings, Alice (pg11.txt) dropped, the one-click (recommended) SmolLM2-135M-Instruct file (wllama, from the local hub mirror) loaded, then "${runs[0]?.question}" asked; times from pressing Ask, read in the page. A fresh profile each run, so the passages are the starting reading budget (${STARTING_PASSAGE_TOKENS} tokens). Goal: under ${GOAL_S} s. Load average before ${la(load)}, after ${la(loadAfter)}; ${os.cpus().length} cores.`,
       '',
       '| run | Ask → first token | Ask → finished answer | under 30 s | prompt tokens | prompt tokens/s | tokens/s written | citations (model / inferred) | holds the fact | answer |',
       '|---:|---:|---:|---|---:|---:|---:|---|---|---|',

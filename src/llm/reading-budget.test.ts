@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   MAX_SCALE,
-  MIN_BUDGET_TOKENS,
+  KNEE_PASSAGE_TOKENS,
   STARTING_PASSAGE_TOKENS,
   TYPICAL_ANSWER_TOKENS,
   INSTRUCTION_TOKENS,
@@ -30,17 +30,25 @@ describe('readingBudget', () => {
     const b = readingBudget({ ...window4k, scale: 1, promptTokensPerSecond: 42.3 });
     expect(b).toMatchObject({ tokens: 420, basis: 'measured', promptTokensPerSecond: 42.3 });
     expect(
-      readingBudget({ ...window4k, scale: 1, promptTokensPerSecond: 20, targetSeconds: 5 }).tokens,
-    ).toBe(100);
+      readingBudget({ ...window4k, scale: 1, promptTokensPerSecond: 60, targetSeconds: 8 }).tokens,
+    ).toBe(480);
     // Fast machines: rounded to fifties above 1,000.
     expect(readingBudget({ ...window4k, scale: 1, promptTokensPerSecond: 123.4 }).tokens).toBe(
       1250,
     );
   });
 
-  it('never goes under the minimum, however slow the model', () => {
+  it('never goes under the knee, however slow the model, and says so', () => {
     const b = readingBudget({ ...window4k, scale: 1, promptTokensPerSecond: 0.5 });
-    expect(b.tokens).toBe(MIN_BUDGET_TOKENS);
+    expect(b).toMatchObject({ tokens: KNEE_PASSAGE_TOKENS, basis: 'knee' });
+    // 20 tokens/s: 200 in the target seconds, the knee's 420 given.
+    expect(readingBudget({ ...window4k, scale: 1, promptTokensPerSecond: 20 })).toMatchObject({
+      tokens: KNEE_PASSAGE_TOKENS,
+      basis: 'knee',
+      baseTokens: KNEE_PASSAGE_TOKENS,
+    });
+    // Before any measurement the knee is the start.
+    expect(STARTING_PASSAGE_TOKENS).toBe(KNEE_PASSAGE_TOKENS);
   });
 
   it('is raised by the scale, and becomes the whole window where it reaches it', () => {
@@ -60,11 +68,11 @@ describe('readingBudget', () => {
   });
 
   it('raises by doubling, then to the whole window', () => {
-    const at = (scale: number) => readingBudget({ ...window4k, scale, promptTokensPerSecond: 10 });
+    const at = (scale: number) => readingBudget({ ...window4k, scale, promptTokensPerSecond: 50 });
     expect(raisedScale(at(1))).toBe(2);
     expect(raisedScale(at(2))).toBe(4);
     expect(raisedScale(at(MAX_SCALE))).toBe(WHOLE_WINDOW);
-    // 100 tokens × 64 passes the 3,584 the window leaves: already the window.
+    // 500 tokens × 64 passes the 3,584 the window leaves: already the window.
     expect(raisedScale(at(WHOLE_WINDOW))).toBe(WHOLE_WINDOW);
   });
 
@@ -81,9 +89,14 @@ describe('readingBudget', () => {
 
 describe('secondsPerAnswer', () => {
   it('adds reading the instructions and the budgeted passages to writing a typical answer', () => {
-    // 20 tokens/s: 200 passage tokens + the instructions read, 60 tokens written at 8/s.
+    // 20 tokens/s: the knee's 420 passage tokens (10 s would be 200) + the instructions read,
+    // 60 tokens written at 8/s.
     expect(secondsPerAnswer({ promptTokensPerSecond: 20, tokensPerSecond: 8 })).toBeCloseTo(
-      (INSTRUCTION_TOKENS + 200) / 20 + TYPICAL_ANSWER_TOKENS / 8,
+      (INSTRUCTION_TOKENS + KNEE_PASSAGE_TOKENS) / 20 + TYPICAL_ANSWER_TOKENS / 8,
+    );
+    // 60 tokens/s: 600 passage tokens in the 10 s.
+    expect(secondsPerAnswer({ promptTokensPerSecond: 60, tokensPerSecond: 8 })).toBeCloseTo(
+      (INSTRUCTION_TOKENS + 600) / 60 + TYPICAL_ANSWER_TOKENS / 8,
     );
     expect(secondsPerAnswer({ promptTokensPerSecond: 20 })).toBeNull();
     expect(secondsPerAnswer({ promptTokensPerSecond: 0, tokensPerSecond: 8 })).toBeNull();

@@ -5,31 +5,32 @@
  * it before the first word. SmolLM2-135M in wllama reads 15-27 tokens/s on 2 cores (BENCHMARKS.md),
  * so filling a 4,096-token window means minutes before the answer starts. The passages are
  * therefore capped at what the model reads in about `READING_TARGET_SECONDS` on this machine, at
- * the prompt speed measured on its earlier answers; before any measurement, at
- * `STARTING_PASSAGE_TOKENS`. The person can give it more (`scale`), up to the whole window. API
+ * the prompt speed measured on its earlier answers, but never below the knee below which a small
+ * model's answers fall away (`KNEE_PASSAGE_TOKENS`, measured); before any measurement, at the
+ * knee. The person can give it more (`scale`), up to the whole window. API
  * engines are not capped: their servers read thousands of tokens a second.
  *
  * Pure: the measured speed comes in, a number of tokens goes out.
  */
 
 /**
- * Excerpt tokens a local model gets before its speed on this machine is known (its first answer
- * here). Conservative on purpose: at the idle prompt speed measured here for the recommended
- * model (about 15 tokens/s on one thread), 200 tokens are read in about 13 s. Where answers stop
- * improving with more passages (the correctness-against-budget knee measured with native
- * llama.cpp, bench/results/answer-knee.json) decides the final figure. That knee is counted in
- * PROMPT tokens (instructions and question included); this constant counts PASSAGE tokens only:
- * for SmolLM2 the story prompt's instructions and a short question take about 80 tokens (a cap of
- * 200 gave 282-token prompts in bench/results/first-answer.json), so a knee of 500 prompt tokens
- * is about 420 here.
+ * The knee: the fewest passage tokens a small local model still answers from. Measured with
+ * native llama.cpp on 30 factual questions over ten Gutenberg books, SmolLM2-135M-Instruct
+ * (bench/results/answer-knee.json, BENCHMARKS.md "Correctness against prompt budget"): 7% right
+ * at 250 prompt tokens, 23% at 500, 23% at 1,000, 33% at 2,000; 500 is the smallest budget within
+ * the noise of the best, 250 is clearly below it. That knee counts PROMPT tokens; for SmolLM2 the
+ * story prompt's instructions and a short question take about 80 (`INSTRUCTION_TOKENS`), so 500
+ * prompt tokens are about 420 passage tokens. A model is given at least this much, however slowly
+ * it reads here: fewer passages answer faster and mostly wrongly. Before its speed here is
+ * measured, this is also what it starts with.
  */
-export const STARTING_PASSAGE_TOKENS = 200;
+export const KNEE_PASSAGE_TOKENS = 420;
+
+/** Passage tokens a local model gets before its speed on this machine is known. */
+export const STARTING_PASSAGE_TOKENS = KNEE_PASSAGE_TOKENS;
 
 /** Seconds of reading the passages are sized to, at the model's measured prompt speed. */
 export const READING_TARGET_SECONDS = 10;
-
-/** Fewer passage tokens than this are never worth an answer; a slower model still gets them. */
-export const MIN_BUDGET_TOKENS = 64;
 
 /** `scale` for "the whole context window": no cap. */
 export const WHOLE_WINDOW = 0;
@@ -48,16 +49,19 @@ export interface ReadingBudgetInput {
   scale: number;
   targetSeconds?: number;
   startingTokens?: number;
+  /** The floor of a measured budget; default `KNEE_PASSAGE_TOKENS`. */
+  kneeTokens?: number;
 }
 
 export interface ReadingBudget {
   /** Passage tokens at most; null = the whole window (no cap). */
   tokens: number | null;
   /**
-   * Why: 'measured' (the target seconds at the measured speed), 'starting' (no measurement
-   * yet), 'window' (the person asked for the whole window, or the budget reaches it anyway).
+   * Why: 'measured' (the target seconds at the measured speed), 'knee' (measured, but the target
+   * seconds would give fewer than the knee's tokens), 'starting' (no measurement yet), 'window'
+   * (the person asked for the whole window, or the budget reaches it anyway).
    */
-  basis: 'measured' | 'starting' | 'window';
+  basis: 'measured' | 'knee' | 'starting' | 'window';
   /** The budget before the person's scale (what one press of "less" goes back to). */
   baseTokens: number;
   scale: number;
@@ -85,19 +89,20 @@ export function raisedScale(budget: ReadingBudget): number {
 export function readingBudget(input: ReadingBudgetInput): ReadingBudget {
   const targetSeconds = input.targetSeconds ?? READING_TARGET_SECONDS;
   const speed = ok(input.promptTokensPerSecond) ? input.promptTokensPerSecond : null;
-  const baseTokens = Math.max(
-    MIN_BUDGET_TOKENS,
-    speed !== null
-      ? roundTokens(speed * targetSeconds)
-      : (input.startingTokens ?? STARTING_PASSAGE_TOKENS),
-  );
+  const floor = input.kneeTokens ?? KNEE_PASSAGE_TOKENS;
+  const inTarget = speed !== null ? roundTokens(speed * targetSeconds) : null;
+  const baseTokens =
+    inTarget === null
+      ? (input.startingTokens ?? STARTING_PASSAGE_TOKENS)
+      : Math.max(floor, inTarget);
   const scale = normalizeScale(input.scale);
   const common = { baseTokens, scale, targetSeconds, promptTokensPerSecond: speed };
   // What the window leaves the passages: a cap at or above it caps nothing.
   const room = Math.max(0, input.contextLimit - input.answerTokens - INSTRUCTION_TOKENS);
   const tokens = baseTokens * (scale === WHOLE_WINDOW ? Infinity : scale);
   if (tokens >= room) return { tokens: null, basis: 'window', ...common };
-  return { tokens, basis: speed !== null ? 'measured' : 'starting', ...common };
+  const basis = inTarget === null ? 'starting' : inTarget < floor ? 'knee' : 'measured';
+  return { tokens, basis, ...common };
 }
 
 /** Tokens rounded to a figure a person reads easily: tens below 1,000, fifties above. */
@@ -125,6 +130,6 @@ export function secondsPerAnswer(speed: {
 }): number | null {
   const { promptTokensPerSecond: read, tokensPerSecond: write } = speed;
   if (!ok(read) || !ok(write)) return null;
-  const passages = Math.max(MIN_BUDGET_TOKENS, roundTokens(read * READING_TARGET_SECONDS));
+  const passages = Math.max(KNEE_PASSAGE_TOKENS, roundTokens(read * READING_TARGET_SECONDS));
   return (INSTRUCTION_TOKENS + passages) / read + TYPICAL_ANSWER_TOKENS / write;
 }

@@ -3,6 +3,7 @@ import { act } from 'react';
 import { createRoot } from 'react-dom/client';
 import { describe, expect, it } from 'vitest';
 import {
+  KNEE_PASSAGE_TOKENS,
   STARTING_PASSAGE_TOKENS,
   WHOLE_WINDOW,
   readingBudget,
@@ -53,9 +54,9 @@ describe('the reading budget line', () => {
       `Passages: up to about 420 tokens: what ${MODEL} reads in about 10 s here (measured 42 tokens/s).`,
     );
     expect(line.textContent).not.toContain('next answer');
-    // The first answer measured it: this answer had the starting budget, the next gets 420.
-    expect(mount(at(1), at(1, 42)).line.textContent).toContain(
-      'The next answer gets about 420 tokens (measured 42 tokens/s).',
+    // The first answer measured it: this answer had the starting budget, the next gets 600.
+    expect(mount(at(1), at(1, 60)).line.textContent).toContain(
+      'The next answer gets about 600 tokens (measured 60 tokens/s).',
     );
   });
 
@@ -78,6 +79,17 @@ describe('the reading budget line', () => {
     expect(whole.line.textContent).toContain('as many as the context window holds, as you asked');
     expect(whole.button(/Give it more|whole window/)).toBeNull();
     expect(whole.button(/Back to/)).not.toBeNull();
+  });
+
+  it('says when the knee, not the 10 s, sets the budget of a slow reader', () => {
+    // 20 tokens/s reads 200 tokens in 10 s, below the measured knee: the knee's tokens are given.
+    const { line } = mount(at(1, 20), at(1, 20));
+    expect(line.textContent).toContain(
+      `Passages: up to about ${KNEE_PASSAGE_TOKENS} tokens: the fewest a small model still answers from`,
+    );
+    expect(line.textContent).toContain(
+      `${MODEL} reads them in about ${Math.round(KNEE_PASSAGE_TOKENS / 20)} s here (measured 20 tokens/s).`,
+    );
   });
 
   it('words each case', () => {

@@ -84,6 +84,15 @@ export function readingBudgetText(budget: ReadingBudget, model: string): string 
         : `${times(budget.scale)} the starting budget (${n(budget.baseTokens)})`;
     return `${size}: ${start}, until ${model}'s reading speed here is measured (its first answer measures it).`;
   }
+  if (budget.basis === 'knee') {
+    // The target seconds would give fewer: the measured knee holds (reading-budget.ts).
+    const base = budget.scale === 1 ? 'the fewest' : `${times(budget.scale)} the fewest`;
+    const seconds = Math.round(budget.tokens / (speed ?? 1));
+    return (
+      `${size}: ${base} a small model still answers from (measured: with half as many, ` +
+      `far fewer answers were right); ${model} reads them in about ${n(seconds)} s here${measured}.`
+    );
+  }
   const what = budget.scale === 1 ? 'what' : `${times(budget.scale)} what`;
   return `${size}: ${what} ${model} reads in ${target} here${measured}.`;
 }
