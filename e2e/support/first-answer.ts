@@ -6,6 +6,7 @@
  * polling does not add to them. Shared by e2e/first-answer.spec.ts and `npm run bench --
  * first-answer`, so the figure reported is the flow the test holds.
  */
+import { RECOMMENDED_GGUF } from '../../src/llm/gguf-catalogue';
 import { expect, type Page } from '@playwright/test';
 import { datasetPath } from '../../test/datasets';
 import { bookFile, dropFiles } from './drop';
@@ -119,7 +120,7 @@ export async function firstAnswer(
     promptSummary: (await panel.getByTestId('prompt-summary').textContent()) ?? '',
     catalogueSpeed:
       (await catalogue
-        .locator('[data-key="smollm2-135m-instruct"] [data-testid="gguf-measured"]')
+        .locator(`[data-key="${RECOMMENDED_GGUF.key}"] [data-testid="gguf-measured"]`)
         .textContent()) ?? '',
   };
 }
