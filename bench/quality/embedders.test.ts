@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 import { bookRows, figureText, mtbenchRows, tableMarkdown } from './embedders';
 import type { VersusResults } from './versus';
 
-const delta = (mean: number) => ({ mean, ci95: [mean - 0.1, mean + 0.1] as [number, number] });
+const delta = (mean: number) => ({
+  mean,
+  ci95: [mean - 0.1, mean + 0.1] as [number, number],
+  better: 0,
+  worse: 0,
+});
 const cell = (mean: number, reference: number) => ({
   n: 10,
   mean,
