@@ -26,7 +26,9 @@
  * With `QUALITY_EMBEDDER=minilm` (as bench/quality.ts) the real all-MiniLM-L6-v2 from
  * `npm run models` adds dense and hybrid rows beside GloVe's, and a table of paired bootstrap
  * 95% intervals (per dialog, "all" at the prompt set; "any" is at 100% for every scorer) for each scorer's FragRel against its own
- * plain retrieval, and for MiniLM against GloVe.
+ * plain retrieval, for MiniLM against GloVe, and for every embedder's plain dense and hybrid
+ * against plain BM25. `QUALITY_EMBEDDER=distilled,minilm` adds both the distilled static vectors
+ * and MiniLM (results in bench/results/mtbench-distilled-minilm.json).
  *
  * Run: `npx tsx bench/mtbench.ts` (writes bench/results/mtbench.json, prints markdown tables;
  * with MiniLM, bench/results/mtbench-minilm.json).
@@ -397,9 +399,20 @@ export function mtBenchIntervals(r: MtBenchResults): string[] {
       `| ${scoring}${embedder === 'none' ? '' : ` (${embedder})`}: FragRel vs plain | ${pts(d.mean)} [${pts(d.ci95[0])}, ${pts(d.ci95[1])}] |`,
     );
   }
-  const extra = [...new Set(r.rows.map((x) => x.embedder))].filter(
-    (e) => e !== 'none' && e !== 'GloVe',
-  );
+  // Every embedder's plain dense and hybrid against plain BM25 (the books' reference scorer).
+  const bm25 = rowOf('bm25', 'none', 'plain');
+  const embedders = [...new Set(r.rows.map((x) => x.embedder))].filter((e) => e !== 'none');
+  for (const e of bm25 ? embedders : []) {
+    for (const scoring of ['dense', 'hybrid']) {
+      const a = rowOf(scoring, e, 'plain');
+      if (!a) continue;
+      const d = pairedBootstrap(allOf(a), allOf(bm25!));
+      out.push(
+        `| ${scoring} plain: ${e} vs BM25 plain | ${pts(d.mean)} [${pts(d.ci95[0])}, ${pts(d.ci95[1])}] |`,
+      );
+    }
+  }
+  const extra = embedders.filter((e) => e !== 'GloVe');
   for (const e of extra) {
     for (const scoring of ['dense', 'hybrid']) {
       for (const method of ['plain', 'fragrel']) {
@@ -453,9 +466,16 @@ export const mtbenchSection = {
 };
 
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  // QUALITY_EMBEDDER: a comma list of the embedders added beside GloVe (distilled, minilm).
+  const wanted = process.env.QUALITY_EMBEDDER?.split(',').filter(Boolean) ?? [];
   const extra: MtBenchEmbedder[] = [];
   let close = async () => {};
-  if (process.env.QUALITY_EMBEDDER === 'minilm') {
+  if (wanted.includes('distilled')) {
+    const { loadDistilledFromDisk } = await import('../test/distilled');
+    const distilled = loadDistilledFromDisk();
+    extra.push({ id: 'distilled', embed: (texts) => embedTexts(distilled, texts) });
+  }
+  if (wanted.includes('minilm')) {
     const { loadMiniLM } = await import('../test/real-models');
     const m = await loadMiniLM();
     extra.push(
@@ -465,6 +485,6 @@ if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) 
   }
   const results = runMtBench(loadDialogs(), extra);
   await close();
-  writeResults(extra.length ? 'mtbench-minilm' : 'mtbench', results);
+  writeResults(['mtbench', ...wanted].join('-'), results);
   console.log(mtBenchMarkdown(results));
 }

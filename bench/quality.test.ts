@@ -16,6 +16,7 @@ import {
   sampleDistinct,
   spanSelected,
 } from './quality/haystack';
+import { restrictQuestions } from './quality/items';
 
 const BABI = `1 Mary moved to the bathroom.
 2 John went to the hallway.
@@ -146,5 +147,44 @@ describe('the real haystack', () => {
         expect(inside).toHaveLength(1);
       }
     }
+  });
+});
+
+describe('restrictQuestions', () => {
+  const q = (id: string, split: 'tune' | 'heldout') => ({
+    id,
+    set: 's',
+    group: 'g',
+    split,
+    query: id,
+    document: { id, source: id },
+    gold: [],
+    answerWords: null,
+  });
+  const set = {
+    name: 's',
+    questions: [
+      q('a', 'tune'),
+      q('b', 'heldout'),
+      q('c', 'heldout'),
+      q('d', 'tune'),
+      q('e', 'heldout'),
+      q('f', 'heldout'),
+    ],
+    unlocated: 0,
+    note: 'n',
+  };
+  it('keeps one half, then every k-th of it in order, and says so in the note', () => {
+    const held = restrictQuestions(set, { split: 'heldout', every: 2 });
+    expect(held.questions.map((x) => x.id)).toEqual(['b', 'e']);
+    expect(held.note).toBe('n; heldout half only, one question in 2 (2 questions)');
+    expect(restrictQuestions(set, { split: 'tune' }).questions.map((x) => x.id)).toEqual([
+      'a',
+      'd',
+    ]);
+  });
+  it('returns the set itself when nothing is restricted, and refuses a bad stride', () => {
+    expect(restrictQuestions(set, {})).toBe(set);
+    expect(() => restrictQuestions(set, { every: 0 })).toThrow(/every/);
   });
 });

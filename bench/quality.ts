@@ -20,7 +20,9 @@
  * distilled from it, scripts/distill-static.mjs; vectors cached in
  * ~/.cache/fragrel-lens/bench-embeddings), QUALITY_OUT (results file name), QUALITY_TABLES
  * (scorers whose held-out tables are printed), QUALITY_SCORERS and QUALITY_VARIANTS (comma lists
- * restricting the scorers and the relation-aware variants; 'plain' is always run).
+ * restricting the scorers and the relation-aware variants; 'plain' is always run), QUALITY_SPLIT
+ * (tune or heldout: that half's questions only, for runs that only read the held-out tables) and
+ * QUALITY_BABI_EVERY=k (every k-th bAbI question kept: a stated sample for slow embedders).
  * Sections (the section relation, the "+path" scorers) come from bench/quality/sections.ts.
  */
 import { createHash } from 'node:crypto';
@@ -63,7 +65,14 @@ import { rrfScores } from '../src/core/retrieval/rrf';
 import { buildRun, runBm25, runIndependentScores, runRelations, type Run } from '../src/core/run';
 import type { Relation, Selection, VectorSet } from '../src/core/types';
 import { loadGloveFromDisk, sharedDatasetPath } from '../test/glove';
-import { babiSet, levalSet, musiqueSet, type BenchQuestion, type BenchSet } from './quality/items';
+import {
+  babiSet,
+  levalSet,
+  musiqueSet,
+  restrictQuestions,
+  type BenchQuestion,
+  type BenchSet,
+} from './quality/items';
 import { benchSections, sectionPaths } from './quality/sections';
 import { versusMarkdown, versusReference, type VersusResults } from './quality/versus';
 import { machine, resultsDir } from './results-file';
@@ -745,7 +754,10 @@ export async function measureQuality(log: (line: string) => void): Promise<Quali
   const values: Values = {};
   for (const [name, build] of Object.entries(builders)) {
     if (only && !only.includes(name)) continue;
-    const set = build();
+    const split = process.env.QUALITY_SPLIT as SplitPart | undefined;
+    if (split && split !== 'tune' && split !== 'heldout') throw new Error(`QUALITY_SPLIT=${split}`);
+    const every = name === 'babi' ? Number(process.env.QUALITY_BABI_EVERY ?? 1) : 1;
+    const set = restrictQuestions(build(), { split, every });
     log(`${name}: ${set.questions.length} questions`);
     const t = performance.now();
     await evaluateSet(set, embedder, sizes, values, log);
@@ -780,6 +792,8 @@ export async function measureQuality(log: (line: string) => void): Promise<Quali
       bootstrapResamples: BOOTSTRAP,
       split: 'FNV-1a(question id) even: tune, odd: held-out',
       babiPerTask: perTask,
+      questionsRun: process.env.QUALITY_SPLIT ?? 'both halves',
+      babiEvery: Number(process.env.QUALITY_BABI_EVERY ?? 1),
       embedder: embedder.id,
     },
     sets: sets.map((s) => ({

@@ -105,9 +105,23 @@ export function goldRanking(
   items: readonly { paragraphs: string[] }[],
   scores: (item: number) => ArrayLike<number>,
 ): { first: number; recall2: number; chance: number } {
-  let first = 0;
-  let recall2 = 0;
-  let chance = 0;
+  const each = goldRankingPerQuestion(items, scores);
+  const n = items.length;
+  const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+  const chance = sum(items.map((item) => 2 / item.paragraphs.length));
+  return { first: sum(each.first) / n, recall2: sum(each.recall2) / n, chance: chance / n };
+}
+
+/**
+ * goldRanking per question (first: 1 or 0; recall2: 0, 0.5 or 1), in item order, with the same
+ * tie rule, for paired comparisons between scorers (bench/hotpot-static.ts).
+ */
+export function goldRankingPerQuestion(
+  items: readonly { paragraphs: string[] }[],
+  scores: (item: number) => ArrayLike<number>,
+): { first: number[]; recall2: number[] } {
+  const first: number[] = [];
+  const recall2: number[] = [];
   const isGold = (i: number) => (i < 2 ? 1 : 0);
   items.forEach((item, q) => {
     const s = scores(q);
@@ -115,10 +129,8 @@ export function goldRanking(
       .map((_, i) => ({ i, score: Number.isNaN(s[i]) ? -Infinity : s[i] }))
       .sort((x, y) => y.score - x.score || isGold(x.i) - isGold(y.i) || x.i - y.i)
       .map((x) => x.i);
-    if (order[0] < 2) first++;
-    recall2 += order.slice(0, 2).filter((i) => i < 2).length / 2;
-    chance += 2 / item.paragraphs.length;
+    first.push(order[0] < 2 ? 1 : 0);
+    recall2.push(order.slice(0, 2).filter((i) => i < 2).length / 2);
   });
-  const n = items.length;
-  return { first: first / n, recall2: recall2 / n, chance: chance / n };
+  return { first, recall2 };
 }

@@ -181,3 +181,23 @@ export function levalSet(file: string, name: string): BenchSet {
     note: 'gold passage located: best 2 consecutive sentences with >= 50% of the gold text content words',
   };
 }
+
+/**
+ * A set restricted to one half and/or every `every`-th of its remaining questions (in the set's
+ * order, the first kept), with a note saying so. For runs that only read the held-out tables and
+ * whose embedder is too slow for every question (MiniLM over bAbI's 20K-word haystacks): nothing
+ * is tuned on such a run, and the sample is fixed by position, never by a result.
+ */
+export function restrictQuestions(
+  set: BenchSet,
+  { split, every = 1 }: { split?: SplitPart; every?: number },
+): BenchSet {
+  if (!Number.isInteger(every) || every < 1) throw new Error(`every must be >= 1, not ${every}`);
+  if (!split && every === 1) return set;
+  const inHalf = split ? set.questions.filter((q) => q.split === split) : set.questions;
+  const questions = inHalf.filter((_, i) => i % every === 0);
+  const said = [split && `${split} half only`, every > 1 && `one question in ${every}`]
+    .filter(Boolean)
+    .join(', ');
+  return { ...set, questions, note: `${set.note}; ${said} (${questions.length} questions)` };
+}
