@@ -49,7 +49,7 @@ function opening(words: number): string {
  * real one.
  */
 const LOOPBACK = process.env.REALPIPES_ENGINE === 'loopback';
-/** Per pipeline run; about 2-3 minutes each on an idle 2-core machine, far more under load. */
+/** Per pipeline run; about 40-65 s each on a quiet 2-core machine (BENCHMARKS.md), far more under load. */
 const RUN_TIMEOUT_MS = Number(process.env.REALPIPES_TIMEOUT_S ?? 840) * 1000;
 const say = (text: string) => ({ kind: 'answer' as const, pieces: [text] });
 const LOOPBACK_ROUTES = [
