@@ -13,10 +13,7 @@
  * - the trace is complete: every step of the pipeline is there and done, every call is `ok`
  *   with its prompt, its reply and its tokens in and out (> 0), and the call count matches the
  *   pipeline's formula (PIPELINES.md) for the settings used;
- * - an answer came back (non-empty).
- * Content is asserted only where the small model was seen to answer it at temperature 0: LongRAG's
- * answer names the label of the jar ("ORANGE MARMALADE"), which is written in the chunks it keeps.
- * SEGMENT+ and QRMeM: the trace's structure and a non-empty answer only.
+ * - the answer names the label of the jar ("ORANGE MARMALADE"), for all three.
  */
 import { readFileSync } from 'node:fs';
 import { expect, test, type Locator, type Page } from '@playwright/test';
@@ -52,7 +49,7 @@ function opening(words: number): string {
  * real one.
  */
 const LOOPBACK = process.env.REALPIPES_ENGINE === 'loopback';
-/** Per pipeline run; about 2-3 minutes each on an idle 2-core machine, far more under load. */
+/** Per pipeline run; about 40-65 s each on a quiet 2-core machine (BENCHMARKS.md), far more under load. */
 const RUN_TIMEOUT_MS = Number(process.env.REALPIPES_TIMEOUT_S ?? 840) * 1000;
 const say = (text: string) => ({ kind: 'answer' as const, pieces: [text] });
 const LOOPBACK_ROUTES = [
@@ -157,7 +154,10 @@ async function runPipeline(name: string) {
     : '';
   expect(error, status).toBe('');
   expect(await panel().getAttribute('data-state')).toBe('done');
-  const answer = ((await panel().getByTestId('pipeline-answer').textContent()) ?? '').trim();
+  // Read without waiting: a run that ends without an answer shows no answer block (it ends with
+  // "The pipeline gave no answer", asserted above), and waiting for one would wait the whole test.
+  const shown = panel().getByTestId('pipeline-answer');
+  const answer = (await shown.count()) ? ((await shown.textContent()) ?? '').trim() : '';
   console.log(
     `[${LOOPBACK ? 'loopback' : 'SmolLM2-135M-Instruct'}] ${name}: ${seconds.toFixed(0)} s, ${status} answer: ${JSON.stringify(answer)}`,
   );
@@ -174,6 +174,10 @@ async function completeCalls(trace: Locator): Promise<string[]> {
     expect(await call.getAttribute('data-status')).toBe('ok');
     tags.push((await call.getAttribute('data-tag')) ?? '');
     const summary = (await call.locator('summary').first().textContent()) ?? '';
+    if (process.env.REALPIPES_DEBUG)
+      console.log(
+        `--- call ${i} ${tags.at(-1)} ${summary}\n${await call.getByTestId('trace-prompt').allTextContents()}\n>>> ${await call.getByTestId('trace-reply').textContent()}`,
+      );
     const [, tin, tout] =
       /([\d,]+) in(?: \([\d,]+ reused from the cache\))? \/ ([\d,]+) out/.exec(summary) ?? [];
     expect(Number(tin?.replace(/,/g, '')), summary).toBeGreaterThan(0);
@@ -283,6 +287,9 @@ test('SEGMENT+ answers on the real model with a complete trace and its merge tre
   await panel().getByRole('radio', { name: 'SEGMENT+' }).check();
   // Segments of about 400 tokens: the ~800-token book makes 2 or 3 notes.
   await panel().getByLabel('Segment tokens').fill('400');
+  // Notes as Evidence and Reasoning lines: asked for JSON, SmolLM2 nests objects to its cap, every
+  // note falls back and is filtered out, and the answer is written from no note ("[1]").
+  await panel().getByLabel('Note format').selectOption('lines');
   await panel().getByLabel('Note output (tokens)').fill('96');
   await panel().getByLabel('Answer tokens').fill('48');
   const { answer, trace } = await runPipeline('SEGMENT+');
@@ -298,41 +305,31 @@ test('SEGMENT+ answers on the real model with a complete trace and its merge tre
   expect(await verdicts.count()).toBeGreaterThanOrEqual(2);
   await expect(trace.getByTestId('merge-tree')).toBeVisible();
   expect(answer.length).toBeGreaterThan(0);
+  // Content: the notes are read as lines and the label is in one of them, and the answer is asked
+  // for in words (with "like [1]" and "no other words" the model wrote "[1]" alone).
+  expect(answer).toMatch(/marmalade/i);
 });
 
 test('QRMeM answers on the real model; construction and navigation costs apart', async () => {
-  // Passed on SmolLM2 alone (2.2 min) and inside full CI runs (1.7 min: 4 calls, 2,050 tokens in,
-  // 213 out), and hung once in a full run with the machine idle (no CPU for over 5 minutes after
-  // SEGMENT+; not reproduced since, in runs of the whole spec). wllama calls now run under a watchdog
-  // (src/llm/stall.ts): a call past its deadline is stopped, the engine restarted if the stop is
-  // not answered, and the call tried again, so such a wait ends within minutes; the status log
-  // above says where a run stopped if anything else ever waits.
-  // Gated again (REALPIPES_QRMEM=1 runs it): in the CI run of 27 November after the merges
-  // (prompt counts read with the chat template and reused from llama.cpp's cache, the run
-  // estimate's engine wrapper), the third call (the answer, after the question-entity call and one
-  // judge) ran with no CPU until the test's 15 minutes were up, and the stall watchdog did not end
-  // it. Narrowed on 27 November in the evening (page-side logging around every call): wllama is
-  // not where it waits. In both runs that stopped (idle machine), the third call, the judge's
-  // parse retry at temperature 0.7, returned from wllama and was recorded; its reply parsed as a
-  // verdict "answerable" without an answer (JSON cut at the 64-token cap and repaired); then
-  // nothing more happened on the page and the panel stayed "running" with no CPU. In the run
-  // where the retry did not parse, the answer call followed and QRMeM finished in 44 s (the spec
-  // in 3.1 min). The same path with a scripted model finishes in Node, and its trace renders, so
-  // the stop is in the page after the pipeline's last call; the pageerror and crash lines above
-  // are there to name it next time. Gated until then, so that CI does not wait 15 minutes on it.
-  test.skip(
-    !process.env.REALPIPES_QRMEM,
-    'QRMeM on the real model sometimes stops after its judge',
-  );
+  // Was gated: in 2 of 5 idle runs the judge's parse retry (temperature 0.7) replied with JSON
+  // cut at the cap that repaired to "answerable" with an empty answer; the run ended "done" with
+  // no answer, and this spec then waited for an answer block that is not drawn for an empty
+  // answer until the test's timeout (the page was idle: it had finished). Now a verdict
+  // "answerable" without an answer is taken as not answerable (navigate.ts), so the answer call
+  // follows; a run that still ends empty ends with "The pipeline gave no answer" (run.ts); and the
+  // answer is read here without waiting for it.
   test.setTimeout(RUN_TIMEOUT_MS + 60_000);
   await panel().getByRole('radio', { name: 'QRMeM' }).check();
   // The cheapest faithful run: NER entities only (the "w/o Open Entity" ablation), no generated
-  // questions (so no summary), segments of about 400 tokens, one reflection round, one retry.
+  // questions (so no summary), segments of about 400 tokens, one reflection round, no parse retry
+  // (a judge reply that cannot be read is "not answerable", so the answer call follows; SmolLM2's
+  // first judge reply here is prose, and its retry at temperature 0.7 cost a call without changing
+  // the answer, whose prompt does not depend on the judge's reply after one round).
+  await panel().getByLabel('Parse retries').fill('0');
   await panel().getByLabel('Generated questions').fill('0');
   await panel().getByLabel('LLM entities (besides NER)').uncheck();
   await panel().getByLabel('Segment tokens').fill('400');
   await panel().getByLabel('Trials at most').fill('1');
-  await panel().getByLabel('Parse retries').fill('1');
   await panel().getByLabel('Extraction output (tokens)').fill('48');
   await panel().getByLabel('Judge output (tokens)').fill('64');
   await panel().getByLabel('Answer tokens').fill('48');
@@ -340,8 +337,9 @@ test('QRMeM answers on the real model; construction and navigation costs apart',
   await stepsDone(trace, ['qrmem.build.segment', 'qrmem.build.ner', 'qrmem.navigate.start']);
   const tags = await completeCalls(trace);
   expect(tags).toContain('qrmem.qentities');
-  expect(tags.filter((t) => t === 'qrmem.judge').length).toBeGreaterThanOrEqual(1);
-  expect(tags.filter((t) => t === 'qrmem.judge').length).toBeLessThanOrEqual(2);
+  // One round, no retry: one judge (and at most one answer call after it).
+  expect(tags.filter((t) => t === 'qrmem.judge')).toHaveLength(1);
+  expect(tags.filter((t) => t === 'qrmem.answer').length).toBeLessThanOrEqual(1);
   expect(tags).not.toContain('qrmem.summary');
   expect(tags).not.toContain('qrmem.entities');
   // The cost table: construction (question-independent: no call, NER is not the model) and
@@ -358,6 +356,40 @@ test('QRMeM answers on the real model; construction and navigation costs apart',
   await expect(trace.getByTestId('qrmem-graph')).toBeVisible();
   await expect(trace.getByTestId('qrmem-round')).toHaveCount(1);
   expect(answer.length).toBeGreaterThan(0);
+  expect(answer).toMatch(/marmalade/i);
   expect(urls.filter((u) => !isLocal(u))).toEqual([]);
   expect(problems).toEqual([]);
+});
+
+test('a run that ends without an answer says so, its trace shown (scripted server only)', async () => {
+  test.skip(!LOOPBACK, 'the scripted server decides the replies');
+  // The judge says "answerable" with no answer (as SmolLM2 once did), so the answer call follows;
+  // that call replies with nothing either: the run ends with a message, not "done" and blank.
+  server!.routes = LOOPBACK_ROUTES.map((r) =>
+    r.when === 'Can the question be answered from these passages?'
+      ? { ...r, reply: say('{"answerable": true, "answer": "", "reason": "The label is given.') }
+      : r.when === 'Answer the question from the passages'
+        ? { ...r, reply: say('') }
+        : r,
+  );
+  try {
+    await panel().getByRole('radio', { name: 'QRMeM' }).check();
+    await panel().getByRole('button', { name: 'Run QRMeM' }).click();
+    await expect(panel()).toHaveAttribute('data-state', 'error', { timeout: 60_000 });
+    await expect(panel().getByTestId('pipeline-error')).toContainText(
+      'The pipeline gave no answer.',
+    );
+    await expect(panel().getByTestId('pipeline-error')).toContainText('qrmem.answer');
+    await expect(panel().getByTestId('pipeline-answer')).toHaveCount(0);
+    const trace = panel().getByTestId('pipeline-trace');
+    await expect(trace.getByTestId('trace-call').last()).toHaveAttribute(
+      'data-tag',
+      'qrmem.answer',
+    );
+    await expect(trace.getByTestId('trace-item').filter({ hasText: 'round 1' })).toContainText(
+      'said answerable but gave no answer',
+    );
+  } finally {
+    server!.routes = LOOPBACK_ROUTES;
+  }
 });

@@ -103,6 +103,10 @@ export const PIPELINE_VIEWS: { readonly [K in PipelineId]: PipelineView<Pipeline
         ['B', 'B: the model merges it (published prompt)'],
         ['A', 'A: quotes concatenated, the model writes the reasoning'],
       ]),
+      select('noteFormat', 'Note format', [
+        ['json', 'JSON (published prompt)'],
+        ['lines', 'Evidence and Reasoning lines (small models)'],
+      ]),
       num('segmentTokens', 'Segment tokens', 0, 32000, '0 = fit to the window'),
       num(
         'noteTokens',

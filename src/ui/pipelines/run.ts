@@ -48,9 +48,31 @@ export interface PageRun {
   onAnswerToken: (piece: string) => void;
 }
 
-export function runOnPage(run: PageRun): Promise<PipelineOutput> {
+/**
+ * A run that ended without error but with an empty answer ends as an error with a message:
+ * otherwise the panel and Compare would show "Done" and nothing, and a reader (or a test waiting
+ * for the answer) would wait for text that never comes. The trace is kept, and it is shown.
+ */
+export function emptyAnswerEnds(output: PipelineOutput): PipelineOutput {
+  if (output.status !== 'done' || output.answer.trim()) return output;
+  const last = output.trace.calls.at(-1);
+  return {
+    ...output,
+    status: 'error',
+    answer: '',
+    error: {
+      code: 'engine',
+      message: 'The pipeline gave no answer.',
+      detail: last
+        ? `Its last call (${last.tag}) returned ${last.response.trim() ? 'a reply with no answer in it' : 'an empty reply'}; every call is in the trace below.`
+        : 'It made no model call; its steps are in the trace below.',
+    },
+  };
+}
+
+export async function runOnPage(run: PageRun): Promise<PipelineOutput> {
   const { settings } = run;
-  return runPipeline(
+  const output = await runPipeline(
     run.pipeline,
     {
       question: run.question,
@@ -69,4 +91,5 @@ export function runOnPage(run: PageRun): Promise<PipelineOutput> {
     // LongRAG, SEGMENT+ and QRMeM run at 0 (PIPELINES.md).
     { ...settings, fragrel: { ...settings.fragrel, temperature: run.temperature } },
   );
+  return emptyAnswerEnds(output);
 }

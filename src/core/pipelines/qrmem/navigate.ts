@@ -34,6 +34,15 @@ export interface Navigation {
   stopReason: string;
 }
 
+/** A judge's verdict; `noAnswer` when it said "answerable" but gave no answer (taken as not). */
+type Verdict = JudgeVerdict & { noAnswer?: true };
+
+/** What a round records as the reason: the model's, and why its "answerable" was not taken. */
+const roundReason = (v: Verdict) =>
+  v.noAnswer
+    ? `said answerable but gave no answer${v.reason.trim() ? `; its reason: ${v.reason.trim()}` : ''}`
+    : v.reason;
+
 /** The walk in progress: a Navigation plus the calls the next one waits for. */
 interface Walk extends Navigation {
   lastCalls: number[];
@@ -47,7 +56,7 @@ interface Ground {
   segsOf: (keys: Iterable<string>) => number[];
   tokensOf: (list: readonly number[]) => number;
   segmentScores: () => Promise<number[]>;
-  judge: (step: StepHandle, ctx: number[], entities?: string[]) => Promise<JudgeVerdict>;
+  judge: (step: StepHandle, ctx: number[], entities?: string[]) => Promise<Verdict>;
   edgeText: (r: Relation) => string;
 }
 
@@ -128,7 +137,7 @@ export async function navigate(
     lastCalls: [],
     stopReason: '',
   };
-  const judge = async (step: StepHandle, ctx: number[], entities?: string[]) => {
+  const judge = async (step: StepHandle, ctx: number[], entities?: string[]): Promise<Verdict> => {
     const got = await callParsed(
       rec,
       step,
@@ -149,6 +158,11 @@ export async function navigate(
     const verdict: JudgeVerdict = got.ok
       ? got.value
       : { answerable: false, answer: '', reason: '' };
+    // "Answerable" with nothing to say is no answer: a small model's reply cut at the judge's
+    // cap and repaired can read so. Taken as not answerable, so the walk goes on or the answer
+    // call follows; the round says why (the reflection's query keeps the model's own reason).
+    if (verdict.answerable && !verdict.answer.trim())
+      return { ...verdict, answerable: false, answer: '', noAnswer: true };
     return verdict;
   };
   const edgeText = (r: Relation) =>
@@ -191,7 +205,7 @@ async function reflectionRounds(g: Ground, w: Walk): Promise<void> {
     const round: QrmemRound = {
       trial,
       answerable: v.answerable,
-      reason: v.reason,
+      reason: roundReason(v),
       entities: [...E],
       added: [],
       evicted: [],
@@ -296,7 +310,7 @@ async function entityTrials(g: Ground, w: Walk): Promise<void> {
     const round: QrmemRound = {
       trial,
       answerable: v.answerable,
-      reason: v.reason,
+      reason: roundReason(v),
       entities: [...E],
       added: w.context,
       evicted: packed.dropped.map((i) => ranked[i]),

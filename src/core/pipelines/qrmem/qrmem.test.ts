@@ -302,6 +302,26 @@ describe('QRMeM navigation', () => {
     expect(lastOutput(out).stop).toBe('trial limit');
   });
 
+  it('a verdict "answerable" without an answer is not an answer: the answer call follows', async () => {
+    // As SmolLM2 once replied on a parse retry: JSON cut at the judge's cap, repaired, the answer empty.
+    const cut = '{"answerable": true, "answer": "  ", "reason": "The label';
+    for (const variant of ['kn', 'te'] as const) {
+      const { llm, out } = await run({ variant, maxTrials: 1 }, { 'qrmem.judge': cut });
+      expect(out.status).toBe('done');
+      expect(tags(llm, 'qrmem.judge')).toHaveLength(1);
+      expect(tags(llm, 'qrmem.answer')).toHaveLength(1);
+      expect(out.answer).toBe('In the lighthouse [3].');
+      const o = lastOutput(out);
+      expect(o.stop).toBe('trial limit');
+      const rounds = o.rounds as QrmemRound[];
+      expect(rounds[0].answerable).toBe(false);
+      expect(rounds[0].reason).toContain('said answerable but gave no answer');
+      const round = out.trace.items.find((i) => i.id === 'round:1')!;
+      expect(round.label).toBe('round 1: not answerable');
+      expect(round.reason).toContain('said answerable but gave no answer');
+    }
+  });
+
   it('KN keeps the best-scoring candidates within the window', async () => {
     const settings = {
       maxTrials: 3,

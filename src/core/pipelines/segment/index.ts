@@ -32,6 +32,12 @@ export interface SegmentSettings {
   llmJudge: boolean;
   /** 'B': the model writes the merged Evidence (the published prompt); 'A': Evidence is concatenated. */
   evidenceMerge: 'A' | 'B';
+  /**
+   * How notes and merges are asked for: 'json', the published `{"Evidence", "Reasoning"}` object;
+   * 'lines', an `Evidence:` line and a `Reasoning:` line, for small models that cannot write the
+   * JSON (SmolLM2 135M nests objects until its cap). Either reply is read whichever was asked.
+   */
+  noteFormat: 'json' | 'lines';
   answerTokens: number;
   maxRounds: number;
   temperature: number;
@@ -42,11 +48,19 @@ export interface SegmentSettings {
   answerNotesTokens: number;
 }
 
+/** What a note's parse did, as its call in the trace says. */
+const PARSED = {
+  json: 'parsed JSON',
+  repaired: 'repaired JSON (jsonrepair)',
+  lines: 'read as Evidence and Reasoning lines',
+} as const;
+
 export const defaultSegmentSettings: SegmentSettings = {
   segmentTokens: 0,
   noteTokens: 0,
   llmJudge: true,
   evidenceMerge: 'B',
+  noteFormat: 'json',
   answerTokens: 128,
   maxRounds: 5,
   temperature: 0,
@@ -197,8 +211,8 @@ export const segmentPipeline: Pipeline<SegmentSettings> = async (input) => {
 
   return runTraced(rec, async () => {
     const frames = {
-      note: await count(notePrompt('', question)),
-      merge: await count(mergePrompt([], question, byModel)),
+      note: await count(notePrompt('', question, settings.noteFormat)),
+      merge: await count(mergePrompt([], question, byModel, settings.noteFormat)),
       answer: await count(answerPrompt([], question)),
     };
     const sizes = segmentSizes(llm.contextLimit, settings, frames);
@@ -254,11 +268,11 @@ export const segmentPipeline: Pipeline<SegmentSettings> = async (input) => {
     });
     const notes = await Promise.all(
       segments.map(async (s, i): Promise<{ note: Note; call: number }> => {
-        const prompt = notePrompt(s.text, question);
+        const prompt = notePrompt(s.text, question, settings.noteFormat);
         const first = await call(noteStep, 'segment.note', prompt, sizes.noteTokens);
         const parsed = parseNote(first.text);
         if (parsed.ok) {
-          first.call.parse = parsed.how === 'json' ? 'parsed JSON' : 'repaired JSON (jsonrepair)';
+          first.call.parse = PARSED[parsed.how];
           return { note: parsed.note, call: first.call.id };
         }
         first.call.parse = `${parsed.reason}: retried once`;
@@ -267,7 +281,7 @@ export const segmentPipeline: Pipeline<SegmentSettings> = async (input) => {
         ]);
         const again = parseNote(second.text);
         if (again.ok) {
-          second.call.parse = again.how === 'json' ? 'parsed JSON' : 'repaired JSON (jsonrepair)';
+          second.call.parse = PARSED[again.how];
           return { note: again.note, call: second.call.id };
         }
         second.call.parse = `${again.reason}: the reply is kept as Reasoning with no Evidence`;
@@ -392,6 +406,7 @@ export const segmentPipeline: Pipeline<SegmentSettings> = async (input) => {
               b.map((e) => serializeNote(e.note)),
               question,
               byModel,
+              settings.noteFormat,
             ),
             sizes.noteTokens,
             b.map((e) => lastCall.get(e.id)!).filter((c) => c !== undefined),
@@ -403,7 +418,7 @@ export const segmentPipeline: Pipeline<SegmentSettings> = async (input) => {
             .join('\n');
           let note: Note;
           if (parsed.ok) {
-            reply.call.parse = parsed.how === 'json' ? 'parsed JSON' : 'repaired JSON (jsonrepair)';
+            reply.call.parse = PARSED[parsed.how];
             note = byModel
               ? parsed.note
               : { evidence: concatenated, reasoning: parsed.note.reasoning };

@@ -16,7 +16,7 @@ export interface Note {
 }
 
 export type NoteParse =
-  { ok: true; note: Note; how: 'json' | 'repaired' } | { ok: false; reason: string };
+  { ok: true; note: Note; how: 'json' | 'repaired' | 'lines' } | { ok: false; reason: string };
 
 /** A string, or a list of strings (models often list their quotes), as one text. */
 function textOf(value: unknown): string | null {
@@ -31,10 +31,36 @@ function field(obj: Record<string, unknown>, name: string): unknown {
   return key === undefined ? undefined : obj[key];
 }
 
-/** The first `{...}` block of a reply, parsed, repaired when it must be. */
+/**
+ * A note written as labelled lines, `Evidence: ...` then `Reasoning: ...` (the 'lines' format, and
+ * what some models write when asked for JSON): each part runs to the next label or the end.
+ */
+function parseLines(reply: string): Note | null {
+  const label = /^[\s*#>-]*"?(evidence|reasoning)"?\s*:\**[ \t]*/gim;
+  const marks = [...reply.matchAll(label)];
+  if (!marks.length) return null;
+  const note: Note = { evidence: '', reasoning: '' };
+  marks.forEach((m, i) => {
+    const end = i + 1 < marks.length ? marks[i + 1].index : reply.length;
+    const text = reply.slice(m.index + m[0].length, end).trim();
+    const key = m[1].toLowerCase() === 'evidence' ? 'evidence' : 'reasoning';
+    note[key] = note[key] ? `${note[key]}\n${text}` : text;
+  });
+  return note;
+}
+
+/**
+ * The first `{...}` block of a reply, parsed, repaired when it must be; a reply without one is
+ * read as labelled lines.
+ */
 export function parseNote(reply: string): NoteParse {
   const open = reply.indexOf('{');
-  if (open < 0) return { ok: false, reason: 'no JSON object in the reply' };
+  if (open < 0) {
+    const lines = parseLines(reply);
+    return lines
+      ? { ok: true, how: 'lines', note: lines }
+      : { ok: false, reason: 'no JSON object in the reply' };
+  }
   const close = reply.lastIndexOf('}');
   const block = close > open ? reply.slice(open, close + 1) : reply.slice(open);
   let parsed: unknown;

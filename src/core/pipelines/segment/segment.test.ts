@@ -102,6 +102,24 @@ describe('notes', () => {
       reason: 'no JSON object in the reply',
     });
     expect(parseNote('{"answer": 3}')).toMatchObject({ ok: false });
+    // Labelled lines (the 'lines' format, or a model that ignored the JSON request).
+    expect(
+      parseNote('Evidence: \n"ORANGE MARMALADE" was on the label.\nReasoning: It is the label.'),
+    ).toEqual({
+      ok: true,
+      how: 'lines',
+      note: { evidence: '"ORANGE MARMALADE" was on the label.', reasoning: 'It is the label.' },
+    });
+    expect(parseNote('**Evidence:** a quote')).toEqual({
+      ok: true,
+      how: 'lines',
+      note: { evidence: 'a quote', reasoning: '' },
+    });
+    expect(parseNote('- "evidence": a quote')).toEqual({
+      ok: true,
+      how: 'lines',
+      note: { evidence: 'a quote', reasoning: '' },
+    });
     expect(fallbackNote(' raw ')).toEqual({ evidence: '', reasoning: 'raw' });
   });
   it('the rule filter removes empty evidence and "no information" reasoning', () => {
@@ -171,6 +189,41 @@ describe('segmentPipeline', () => {
     expect(out.trace.steps.find((s) => s.id === 'segment.answer')!.output).toMatchObject({
       evidenceFoundVerbatim: '6 of 6',
     });
+  });
+
+  it('asks for notes and merges as lines in the "lines" format, and reads them', async () => {
+    const lines = (call: FakeCall) =>
+      `Evidence: ${segmentOf(call).split('\n')[0]}\nReasoning: It names a birthplace.`;
+    const { out, llm } = await run(
+      { segmentTokens: 45, noteFormat: 'lines', mergeBatchTokens: 60, answerNotesTokens: 40 },
+      {
+        script: {
+          'segment.note': lines,
+          'segment.judge': 'Keep',
+          'segment.merge': (c) =>
+            `Evidence: ${/Evidence: ([^\n]*)/.exec(c.prompt)![1]}\nReasoning: Merged.`,
+          'segment.answer': 'City 0 [1].',
+        },
+      },
+    );
+    expect(out.status).toBe('done');
+    const notes = llm.calls.filter((c) => c.tag === 'segment.note');
+    expect(notes[0].prompt).toContain('Write the note as two lines:');
+    expect(notes[0].prompt).not.toContain('JSON');
+    const merges = llm.calls.filter((c) => c.tag === 'segment.merge');
+    expect(merges.length).toBeGreaterThan(0);
+    expect(merges[0].prompt).not.toContain('JSON');
+    const parses = out.trace.calls.filter(
+      (c) => c.tag !== 'segment.judge' && c.tag !== 'segment.answer',
+    );
+    expect(parses.map((c) => c.parse)).toEqual(
+      parses.map(() => 'read as Evidence and Reasoning lines'),
+    );
+    // The notes were kept (none fell back), and the answer reads their evidence.
+    expect(llm.calls.at(-1)!.prompt).toContain('Evidence: Paragraph 0 says');
+    // The answer is asked for in words: no bare "[1]" to copy.
+    expect(llm.calls.at(-1)!.prompt).toContain('Write the answer itself in a few words');
+    expect(llm.calls.at(-1)!.prompt).not.toContain('like [1]');
   });
 
   it('merges in rounds until the notes fit; calls match 4.3 formula; the merge tree is in the trace', async () => {
