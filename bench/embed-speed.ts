@@ -48,6 +48,8 @@ const SAMPLE = Number(process.env.EMBED_SPEED_SAMPLE ?? 32);
 /** MiniLM's position limit; transformers.js truncates to it when no length is passed. */
 export const MAX_TOKENS = 512;
 const BATCH = 16;
+/** The padded-token cap of the main rows (EMBED_SPEED_BATCH_TOKENS); default the app's. */
+const BATCH_TOKENS = Number(process.env.EMBED_SPEED_BATCH_TOKENS ?? DEFAULT_BATCH_TOKENS);
 /** Rounds over all configurations (EMBED_SPEED_ROUNDS); each row reports its best. */
 const ROUNDS = Number(process.env.EMBED_SPEED_ROUNDS ?? 2);
 /**
@@ -212,7 +214,7 @@ export const embedSpeedSection: BenchSection = {
           engine,
           threads,
           batch: BATCH,
-          batchTokens: DEFAULT_BATCH_TOKENS,
+          batchTokens: BATCH_TOKENS,
           dtype: 'q8',
         });
         if (fp32Available)
@@ -220,7 +222,7 @@ export const embedSpeedSection: BenchSection = {
             engine,
             threads,
             batch: BATCH,
-            batchTokens: DEFAULT_BATCH_TOKENS,
+            batchTokens: BATCH_TOKENS,
             dtype: 'fp32',
           });
       }
@@ -278,7 +280,7 @@ export const embedSpeedSection: BenchSection = {
 
     // Same batching on both sides: the app's own.
     const appRule = (r: EmbedSpeedRow) =>
-      r.dtype === 'q8' && r.batch === BATCH && r.batchTokens === DEFAULT_BATCH_TOKENS;
+      r.dtype === 'q8' && r.batch === BATCH && r.batchTokens === BATCH_TOKENS;
     const native = (t: number) =>
       rows.find((r) => r.engine.startsWith('native') && appRule(r) && r.threads === t);
     const ratios = [1, 2].map((t) => {
