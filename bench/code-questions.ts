@@ -19,18 +19,16 @@
  * of a question's gold definitions found; hit@10: at least one. The split is fixed in the JSON's
  * order (alternating within each package), decided before anything was measured.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { windowLineRanges, windowReferenceCounts } from '../src/core/code/references';
-import { summaryCodeRelationMatrix } from '../src/core/code/summary';
+import { windowLineRanges } from '../src/core/code/references';
 import { embedTexts } from '../src/core/embed/static';
 import { pairedBootstrap } from '../src/core/eval/bootstrap';
 import { queryTerms } from '../src/core/retrieval/query';
-import { buildRun, rankRun, runIndependentScores, type ScoringMode } from '../src/core/run';
-import { ingestRepositoryFolder } from '../src/ingest/repo';
-import { laidOutRepository } from '../test/code-repository';
+import { rankRun, runIndependentScores, type ScoringMode } from '../src/core/run';
+import { droppedRepository, repositoryRun } from '../test/code-repository';
 import { loadDistilledFromDisk } from '../test/distilled';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -78,43 +76,9 @@ interface QuestionResult {
 }
 
 async function packageRun(pkg: Spec['packages'][number]) {
-  const dir = path.resolve(root, pkg.root);
-  const entries: { path: string; file: Blob }[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d).sort()) {
-      const full = path.join(d, name);
-      const rel = path.relative(dir, full);
-      if (pkg.exclude.some((x) => (x.endsWith('/') ? `${rel}/`.startsWith(x) : rel.endsWith(x))))
-        continue;
-      if (statSync(full).isDirectory()) walk(full);
-      else entries.push({ path: `${pkg.name}/${rel}`, file: new Blob([readFileSync(full)]) });
-    }
-  };
-  walk(dir);
-  const ingested = await ingestRepositoryFolder(pkg.name, entries);
-  if (!ingested.ok) throw new Error(ingested.error.message);
-  const doc = ingested.document;
-  const repo = await laidOutRepository(
-    doc.files.map((f) => ({ path: f.path, text: doc.text.slice(f.start, f.end) })),
-  );
+  const repo = await droppedRepository(path.resolve(root, pkg.root), pkg.name, pkg.exclude);
   const model = loadDistilledFromDisk();
-  const run = buildRun([
-    {
-      docId: pkg.name,
-      name: pkg.name,
-      source: repo.layout.text,
-      starts: Uint32Array.from(repo.fragments, (f) => f.start),
-      ends: Uint32Array.from(repo.fragments, (f) => f.end),
-      words: Uint32Array.from(repo.fragments, (f) => f.words ?? 0),
-      labels: repo.fragments.map((f) => f.label ?? ''),
-      code: summaryCodeRelationMatrix(repo.graph, repo.cover),
-      codeReferences: windowReferenceCounts(repo.files, repo.windows, repo.graph),
-      vectors: embedTexts(
-        model,
-        repo.fragments.map((f) => repo.layout.text.slice(f.start, f.end)),
-      ),
-    },
-  ]);
+  const run = repositoryRun(pkg.name, repo, model);
   const lines = windowLineRanges(
     repo.files.map((f) => f.text),
     repo.windows,

@@ -13,7 +13,7 @@
  * "hybrid" choice does. `Range.test` spans classes/range.js lines 196-214: windows 181-200 and
  * 191-210 hold it.
  */
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +37,7 @@ import { tokenize } from '../src/core/tokenize';
 import { ingestRepositoryFolder } from '../src/ingest/repo';
 import { CodeParser } from '../src/models/code-syntax';
 import { nodeGrammarSource } from '../src/models/tree-sitter-node';
+import { folderEntries } from '../test/code-repository';
 import { loadDistilledFromDisk } from '../test/distilled';
 import {
   finalScores,
@@ -57,19 +58,7 @@ const TOP = 10;
 const LINE = 196; // `test (version) {` in classes/range.js
 
 async function repository(markdownSections: boolean) {
-  const entries: { path: string; file: Blob }[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const full = path.join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else
-        entries.push({
-          path: `semver/${path.relative(SEMVER, full)}`,
-          file: new Blob([readFileSync(full)]),
-        });
-    }
-  };
-  walk(SEMVER);
+  const entries = folderEntries(SEMVER, 'semver');
   const ingested = await ingestRepositoryFolder('semver', entries);
   if (!ingested.ok) throw new Error(ingested.error.message);
   const doc = ingested.document;

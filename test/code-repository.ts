@@ -3,11 +3,16 @@
  * parsed with tree-sitter exactly as the index worker does (layout first, so each file's text is
  * the laid-out one), with its code graph, 20-line windows and their cover.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { coverWindows, type WindowCover } from '../src/core/code/cover';
 import { buildCodeGraph, type CodeFile, type CodeGraph } from '../src/core/code/graph';
 import { fileText, layoutRepository, repositoryWindows } from '../src/core/code/layout';
+import { windowReferenceCounts } from '../src/core/code/references';
+import { summaryCodeRelationMatrix } from '../src/core/code/summary';
+import { embedTexts, type StaticModel } from '../src/core/embed/static';
+import { buildRun, type Run } from '../src/core/run';
+import { ingestRepositoryFolder } from '../src/ingest/repo';
 import { CodeParser } from '../src/models/code-syntax';
 import { nodeGrammarSource } from '../src/models/tree-sitter-node';
 
@@ -63,4 +68,67 @@ export async function laidOutRepository(
     windows,
   );
   return { layout, files, graph, windows, fragments, cover };
+}
+
+/**
+ * A folder on disk as a folder drop hands it to the app: every file under `dir` in name order, as
+ * `name/relative path`. `exclude` leaves out relative paths ending in an entry, or under an entry
+ * that ends in "/".
+ */
+export function folderEntries(
+  dir: string,
+  name: string,
+  exclude: readonly string[] = [],
+): { path: string; file: Blob }[] {
+  const entries: { path: string; file: Blob }[] = [];
+  const walk = (d: string) => {
+    for (const child of readdirSync(d).sort()) {
+      const full = path.join(d, child);
+      const rel = path.relative(dir, full);
+      if (exclude.some((x) => (x.endsWith('/') ? `${rel}/`.startsWith(x) : rel.endsWith(x))))
+        continue;
+      if (statSync(full).isDirectory()) walk(full);
+      else entries.push({ path: `${name}/${rel}`, file: new Blob([readFileSync(full)]) });
+    }
+  };
+  walk(dir);
+  return entries;
+}
+
+/** A folder on disk read as a dropped folder is (ingestRepositoryFolder), laid out and parsed. */
+export async function droppedRepository(
+  dir: string,
+  name: string,
+  exclude: readonly string[] = [],
+): Promise<ParsedRepository> {
+  const ingested = await ingestRepositoryFolder(name, folderEntries(dir, name, exclude));
+  if (!ingested.ok) throw new Error(ingested.error.message);
+  const doc = ingested.document;
+  return laidOutRepository(
+    doc.files.map((f) => ({ path: f.path, text: doc.text.slice(f.start, f.end) })),
+  );
+}
+
+/**
+ * The retrieval run of one parsed repository as the index worker stores it: its windows, Eq. 8's
+ * summarised code relation, the windows' reference counts and the static vectors of `model`.
+ */
+export function repositoryRun(docId: string, repo: ParsedRepository, model: StaticModel): Run {
+  return buildRun([
+    {
+      docId,
+      name: docId,
+      source: repo.layout.text,
+      starts: Uint32Array.from(repo.fragments, (f) => f.start),
+      ends: Uint32Array.from(repo.fragments, (f) => f.end),
+      words: Uint32Array.from(repo.fragments, (f) => f.words ?? 0),
+      labels: repo.fragments.map((f) => f.label ?? ''),
+      code: summaryCodeRelationMatrix(repo.graph, repo.cover),
+      codeReferences: windowReferenceCounts(repo.files, repo.windows, repo.graph),
+      vectors: embedTexts(
+        model,
+        repo.fragments.map((f) => repo.layout.text.slice(f.start, f.end)),
+      ),
+    },
+  ]);
 }

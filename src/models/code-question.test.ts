@@ -11,16 +11,13 @@
  * the walk follows the code edges squared (core/code/references.ts, walkWeights), so the call
  * carries the caller's walk rather than the many weak directory-level weights of its row.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { windowLineRanges, windowReferenceCounts } from '../core/code/references';
-import { summaryCodeRelationMatrix } from '../core/code/summary';
+import { windowLineRanges } from '../core/code/references';
 import { embedTexts } from '../core/embed/static';
 import { queryTerms } from '../core/retrieval/query';
-import { buildRun, rankRun, runIndependentScores, type Run, type ScoringMode } from '../core/run';
-import { ingestRepositoryFolder } from '../ingest/repo';
-import { laidOutRepository } from '../../test/code-repository';
+import { rankRun, runIndependentScores, type Run, type ScoringMode } from '../core/run';
+import { droppedRepository, repositoryRun } from '../../test/code-repository';
 import { loadDistilledFromDisk } from '../../test/distilled';
 
 const SEMVER = path.resolve(
@@ -33,25 +30,7 @@ let labels: string[];
 let holdsRangeTest: (i: number) => boolean;
 
 beforeAll(async () => {
-  const entries: { path: string; file: Blob }[] = [];
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const full = path.join(dir, name);
-      if (statSync(full).isDirectory()) walk(full);
-      else
-        entries.push({
-          path: `semver/${path.relative(SEMVER, full)}`,
-          file: new Blob([readFileSync(full)]),
-        });
-    }
-  };
-  walk(SEMVER);
-  const ingested = await ingestRepositoryFolder('semver', entries);
-  if (!ingested.ok) throw new Error(ingested.error.message);
-  const doc = ingested.document;
-  const repo = await laidOutRepository(
-    doc.files.map((f) => ({ path: f.path, text: doc.text.slice(f.start, f.end) })),
-  );
+  const repo = await droppedRepository(SEMVER, 'semver');
   const texts = repo.files.map((f) => f.text);
   const lines = windowLineRanges(texts, repo.windows);
   labels = lines.map((l) => `${repo.files[l.file].path}:${l.first + 1}-${l.last + 1}`);
@@ -59,23 +38,7 @@ beforeAll(async () => {
     repo.files[lines[i].file].path === 'classes/range.js' &&
     lines[i].first + 1 <= 196 &&
     lines[i].last + 1 >= 196;
-  run = buildRun([
-    {
-      docId: 'semver',
-      name: 'semver',
-      source: repo.layout.text,
-      starts: Uint32Array.from(repo.fragments, (f) => f.start),
-      ends: Uint32Array.from(repo.fragments, (f) => f.end),
-      words: Uint32Array.from(repo.fragments, (f) => f.words ?? 0),
-      labels: repo.fragments.map((f) => f.label ?? ''),
-      code: summaryCodeRelationMatrix(repo.graph, repo.cover),
-      codeReferences: windowReferenceCounts(repo.files, repo.windows, repo.graph),
-      vectors: embedTexts(
-        loadDistilledFromDisk(),
-        repo.fragments.map((f) => repo.layout.text.slice(f.start, f.end)),
-      ),
-    },
-  ]);
+  run = repositoryRun('semver', repo, loadDistilledFromDisk());
 }, 120_000);
 
 function ask(scoring: ScoringMode) {
