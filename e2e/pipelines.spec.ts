@@ -264,3 +264,26 @@ test('an API error mid-pipeline is shown and the trace keeps what was done', asy
   expect(urls.filter((u) => !isLocal(u))).toEqual([]);
   expect(problems).toEqual([]);
 });
+
+test('a run that ends without an answer says so, its trace shown', async () => {
+  // The answer call replies with nothing: the run ends with a message, not "done" and blank.
+  server.routes.unshift({ when: 'The following are the notes.', reply: say('') });
+  try {
+    await panel().getByRole('radio', { name: 'SEGMENT+' }).check();
+    await panel().getByRole('button', { name: 'Run SEGMENT+' }).click();
+    await expect(panel()).toHaveAttribute('data-state', 'error', { timeout: 60_000 });
+    await expect(panel().getByTestId('pipeline-error')).toContainText(
+      'The pipeline gave no answer.',
+    );
+    await expect(panel().getByTestId('pipeline-error')).toContainText('segment.answer');
+    await expect(panel().getByTestId('pipeline-answer')).toHaveCount(0);
+    const trace = panel().getByTestId('pipeline-trace');
+    await expect(trace.getByTestId('trace-call').last()).toHaveAttribute(
+      'data-tag',
+      'segment.answer',
+    );
+  } finally {
+    server.routes.shift();
+  }
+  expect(problems).toEqual([]);
+});
