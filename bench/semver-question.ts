@@ -18,9 +18,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bm25Scores, buildBm25Index } from '../src/core/bm25';
-import { coverWindows } from '../src/core/code/cover';
-import { buildCodeGraph, type CodeFile } from '../src/core/code/graph';
-import { fileText, layoutRepository, repositoryWindows } from '../src/core/code/layout';
 import {
   walkWeights,
   weightByReferences,
@@ -28,16 +25,12 @@ import {
   windowReferenceCounts,
 } from '../src/core/code/references';
 import { selectWindowSpans } from '../src/core/code/spans';
-import { summaryCodeRelationMatrix } from '../src/core/code/summary';
 import { embedTexts } from '../src/core/embed/static';
 import { hybridScores } from '../src/core/hybrid';
 import { queryTerms } from '../src/core/retrieval/query';
-import { buildRun, rankRun, runIndependentScores, runWindows } from '../src/core/run';
+import { rankRun, runIndependentScores, runWindows } from '../src/core/run';
 import { tokenize } from '../src/core/tokenize';
-import { ingestRepositoryFolder } from '../src/ingest/repo';
-import { CodeParser } from '../src/models/code-syntax';
-import { nodeGrammarSource } from '../src/models/tree-sitter-node';
-import { folderEntries } from '../test/code-repository';
+import { droppedRepository, repositoryRun } from '../test/code-repository';
 import { loadDistilledFromDisk } from '../test/distilled';
 import {
   finalScores,
@@ -58,42 +51,23 @@ const TOP = 10;
 const LINE = 196; // `test (version) {` in classes/range.js
 
 async function repository(markdownSections: boolean) {
-  const entries = folderEntries(SEMVER, 'semver');
-  const ingested = await ingestRepositoryFolder('semver', entries);
-  if (!ingested.ok) throw new Error(ingested.error.message);
-  const doc = ingested.document;
-  const raw = doc.files.map((f) => ({ path: f.path, text: doc.text.slice(f.start, f.end) }));
-  const parser = new CodeParser(nodeGrammarSource(path.resolve(here, '../node_modules')));
-  const layout = layoutRepository(raw.map((f) => ({ ...f, syntax: null })));
-  let files: CodeFile[] = [];
-  for (let k = 0; k < raw.length; k++) {
-    const text = fileText(layout, k);
-    files.push({ path: raw[k].path, text, syntax: await parser.parse(raw[k].path, text) });
-  }
-  if (markdownSections) files = withMarkdownSections(files);
-  const graph = buildCodeGraph(files);
-  const { fragments, windows } = repositoryWindows('semver', layoutRepository(files));
-  const texts = files.map((f) => f.text);
-  const cover = coverWindows(graph, texts, windows);
-  const code = summaryCodeRelationMatrix(graph, cover);
+  const repo = await droppedRepository(
+    SEMVER,
+    'semver',
+    [],
+    markdownSections ? withMarkdownSections : undefined,
+  );
+  const { files, graph, cover, windows } = repo;
+  const run = repositoryRun('semver', repo, loadDistilledFromDisk());
+  // The bench's candidates reweight the stored relation and counts themselves (one doc: the run's
+  // concatenated relation is the document's own).
+  const code = run.code!;
   const codeReferences = windowReferenceCounts(files, windows, graph);
-  const windowTexts = fragments.map((f) => layout.text.slice(f.start, f.end));
-  const vectors = embedTexts(loadDistilledFromDisk(), windowTexts);
-  const run = buildRun([
-    {
-      docId: 'semver',
-      name: 'semver',
-      source: layout.text,
-      starts: Uint32Array.from(fragments, (f) => f.start),
-      ends: Uint32Array.from(fragments, (f) => f.end),
-      words: Uint32Array.from(fragments, (f) => f.words ?? 0),
-      labels: fragments.map((f) => f.label ?? ''),
-      code,
-      codeReferences,
-      vectors,
-    },
-  ]);
-  const lines = windowLineRanges(texts, windows);
+  const windowTexts = repo.fragments.map((f) => repo.layout.text.slice(f.start, f.end));
+  const lines = windowLineRanges(
+    files.map((f) => f.text),
+    windows,
+  );
   const label = (i: number) =>
     `${files[lines[i].file].path}:${lines[i].first + 1}-${lines[i].last + 1}`;
   return { files, graph, cover, windows, windowTexts, run, code, codeReferences, lines, label };

@@ -48,18 +48,23 @@ export interface ParsedRepository {
   cover: WindowCover;
 }
 
-/** Lay `raw` out, parse each file's laid-out text, and build the graph, windows and cover. */
+/**
+ * Lay `raw` out, parse each file's laid-out text, and build the graph, windows and cover.
+ * `reshape` may change the parsed files first (a bench trying another reading of them).
+ */
 export async function laidOutRepository(
   raw: readonly { path: string; text: string }[],
   parser = new CodeParser(nodeGrammarSource(path.resolve('node_modules'))),
   docId = 'repo',
+  reshape: (files: CodeFile[]) => CodeFile[] = (files) => files,
 ): Promise<ParsedRepository> {
   const layout = layoutRepository(raw.map((f) => ({ ...f, syntax: null })));
-  const files: CodeFile[] = [];
+  const parsed: CodeFile[] = [];
   for (let k = 0; k < raw.length; k++) {
     const text = fileText(layout, k);
-    files.push({ path: raw[k].path, text, syntax: await parser.parse(raw[k].path, text) });
+    parsed.push({ path: raw[k].path, text, syntax: await parser.parse(raw[k].path, text) });
   }
+  const files = reshape(parsed);
   const graph = buildCodeGraph(files);
   const { fragments, windows } = repositoryWindows(docId, layoutRepository(files));
   const cover = coverWindows(
@@ -95,17 +100,24 @@ export function folderEntries(
   return entries;
 }
 
-/** A folder on disk read as a dropped folder is (ingestRepositoryFolder), laid out and parsed. */
+/**
+ * A folder on disk read as a dropped folder is (ingestRepositoryFolder), laid out and parsed
+ * (`reshape` as in laidOutRepository).
+ */
 export async function droppedRepository(
   dir: string,
   name: string,
   exclude: readonly string[] = [],
+  reshape?: (files: CodeFile[]) => CodeFile[],
 ): Promise<ParsedRepository> {
   const ingested = await ingestRepositoryFolder(name, folderEntries(dir, name, exclude));
   if (!ingested.ok) throw new Error(ingested.error.message);
   const doc = ingested.document;
   return laidOutRepository(
     doc.files.map((f) => ({ path: f.path, text: doc.text.slice(f.start, f.end) })),
+    undefined,
+    name,
+    reshape,
   );
 }
 
