@@ -61,6 +61,16 @@ function fake(kind: 'lost' | 'ok', log: string[]): WllamaLike {
   } as unknown as WllamaLike;
 }
 
+/** The loaded model the engines below are given, on the device each test names. */
+const tiny = {
+  name: 'tiny.gguf',
+  size: 1,
+  contextLimit: 2048,
+  trainedContext: 2048,
+  threads: 1,
+  chatTemplate: false,
+};
+
 const request = {
   messages: [{ role: 'user' as const, content: 'Say hello.' }],
   text: 'Say hello.',
@@ -73,16 +83,7 @@ describe('a GPU that fails while answering', () => {
     const log: string[] = [];
     const engine = new WllamaEngine(
       fake('lost', log),
-      {
-        name: 'tiny.gguf',
-        size: 1,
-        contextLimit: 2048,
-        trainedContext: 2048,
-        threads: 1,
-        chatTemplate: false,
-        device: 'gpu',
-        gpuLayers: { offloaded: 6, total: 6 },
-      },
+      { ...tiny, device: 'gpu', gpuLayers: { offloaded: 6, total: 6 } },
       { toCpu: async () => fake('ok', log) },
     );
     expect(engine.label).toBe('tiny.gguf on the GPU (wllama, WebGPU)');
@@ -105,19 +106,7 @@ describe('a GPU that fails while answering', () => {
 
   it('on the CPU the same failure is an ordinary engine error, with no reload', async () => {
     const log: string[] = [];
-    const engine = new WllamaEngine(
-      fake('lost', log),
-      {
-        name: 'tiny.gguf',
-        size: 1,
-        contextLimit: 2048,
-        trainedContext: 2048,
-        threads: 1,
-        chatTemplate: false,
-        device: 'cpu',
-      },
-      {},
-    );
+    const engine = new WllamaEngine(fake('lost', log), { ...tiny, device: 'cpu' }, {});
     const failed = await engine.generate(request);
     expect(failed).toMatchObject({ ok: false, error: { code: 'engine' } });
     expect(log).toEqual(['lost:answer']);
