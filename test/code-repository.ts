@@ -11,7 +11,7 @@ import { fileText, layoutRepository, repositoryWindows } from '../src/core/code/
 import { windowReferenceCounts } from '../src/core/code/references';
 import { summaryCodeRelationMatrix } from '../src/core/code/summary';
 import { embedTexts, type StaticModel } from '../src/core/embed/static';
-import { buildRun, type Run } from '../src/core/run';
+import { buildRun, type Run, type RunDocumentIndex } from '../src/core/run';
 import { ingestRepositoryFolder } from '../src/ingest/repo';
 import { CodeParser } from '../src/models/code-syntax';
 import { nodeGrammarSource } from '../src/models/tree-sitter-node';
@@ -122,25 +122,38 @@ export async function droppedRepository(
 }
 
 /**
- * The retrieval run of one parsed repository as the index worker stores it: its windows, Eq. 8's
- * summarised code relation, the windows' reference counts and the static vectors of `model`.
+ * One parsed repository as the index worker stores it for retrieval: its windows, Eq. 8's
+ * summarised code relation, the windows' reference counts and, given a `model`, the static
+ * vectors of its windows.
  */
+export function repositoryDocument(
+  docId: string,
+  repo: ParsedRepository,
+  model?: StaticModel,
+  name = docId,
+): RunDocumentIndex {
+  return {
+    docId,
+    name,
+    source: repo.layout.text,
+    starts: Uint32Array.from(repo.fragments, (f) => f.start),
+    ends: Uint32Array.from(repo.fragments, (f) => f.end),
+    words: Uint32Array.from(repo.fragments, (f) => f.words ?? 0),
+    labels: repo.fragments.map((f) => f.label ?? ''),
+    code: summaryCodeRelationMatrix(repo.graph, repo.cover),
+    codeReferences: windowReferenceCounts(repo.files, repo.windows, repo.graph),
+    ...(model
+      ? {
+          vectors: embedTexts(
+            model,
+            repo.fragments.map((f) => repo.layout.text.slice(f.start, f.end)),
+          ),
+        }
+      : {}),
+  };
+}
+
+/** The retrieval run of one parsed repository with the static vectors of `model`. */
 export function repositoryRun(docId: string, repo: ParsedRepository, model: StaticModel): Run {
-  return buildRun([
-    {
-      docId,
-      name: docId,
-      source: repo.layout.text,
-      starts: Uint32Array.from(repo.fragments, (f) => f.start),
-      ends: Uint32Array.from(repo.fragments, (f) => f.end),
-      words: Uint32Array.from(repo.fragments, (f) => f.words ?? 0),
-      labels: repo.fragments.map((f) => f.label ?? ''),
-      code: summaryCodeRelationMatrix(repo.graph, repo.cover),
-      codeReferences: windowReferenceCounts(repo.files, repo.windows, repo.graph),
-      vectors: embedTexts(
-        model,
-        repo.fragments.map((f) => repo.layout.text.slice(f.start, f.end)),
-      ),
-    },
-  ]);
+  return buildRun([repositoryDocument(docId, repo, model)]);
 }

@@ -8,32 +8,19 @@
  */
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { laidOutRepository, sourceFiles } from '../../test/code-repository';
+import { laidOutRepository, repositoryDocument, sourceFiles } from '../../test/code-repository';
 import { bm25Scores, buildBm25Index, rescaleByMax } from './bm25';
-import { walkWeights, windowReferenceCounts } from './code/references';
-import { summaryCodeRelationMatrix } from './code/summary';
+import { walkWeights } from './code/references';
 import { pprGraphReference, pprReference } from './relations/ppr-reference';
 import { defaultPprOptions } from './relations/ppr';
 import { buildRun, rankRun, runIndependentScores, type RunDocumentIndex } from './run';
 import { tokenize } from './tokenize';
 
 async function realRepository(): Promise<RunDocumentIndex> {
-  const { layout, files, graph, windows, fragments, cover } = await laidOutRepository(
+  const repo = await laidOutRepository(
     sourceFiles(['src/core/code', 'src/core/relations'], { prefix: (f) => path.basename(f) }),
   );
-  const code = summaryCodeRelationMatrix(graph, cover);
-  const codeReferences = windowReferenceCounts(files, windows, graph);
-  return {
-    docId: 'repo',
-    name: 'core',
-    source: layout.text,
-    starts: Uint32Array.from(fragments, (f) => f.start),
-    ends: Uint32Array.from(fragments, (f) => f.end),
-    words: Uint32Array.from(fragments, (f) => f.words ?? 0),
-    labels: fragments.map((f) => f.label ?? ''),
-    code,
-    codeReferences,
-  };
+  return repositoryDocument('repo', repo, undefined, 'core');
 }
 
 describe('the first question on a real repository, against the path it replaced', () => {
