@@ -56,6 +56,32 @@ describe('the engine table', () => {
     });
     expect(settingsModel('wllama', withUrl)).toBe(url);
     expect(localSourceOf('webllm', s, file)).toEqual({ kind: 'webllm', modelId: s.webllm.modelId });
+    // The ONNX engine names a hub model (never a dropped file) and downloads from its host.
+    expect(localSourceOf('onnx', s, file)).toEqual({
+      kind: 'onnx',
+      source: {
+        modelId: 'HuggingFaceTB/SmolLM2-135M-Instruct',
+        host: s.onnx.hub,
+        threads: 0,
+        contextSize: 4096,
+      },
+    });
+  });
+
+  it('the ONNX engine takes only a hub model name, and keeps its own context and threads', () => {
+    const d = ENGINES.onnx.defaults;
+    expect(ENGINES.onnx.normalize({ modelId: ' me/My-Model.v2 ' }, d).modelId).toBe(
+      'me/My-Model.v2',
+    );
+    // A URL, a path or markup is no model name: the default stays.
+    for (const bad of ['https://x.org/a/b', '../a/b', 'a/b/c', '<b>x</b>/y', 'plain'])
+      expect(ENGINES.onnx.normalize({ modelId: bad }, d).modelId).toBe(d.modelId);
+    expect(ENGINES.onnx.normalize({ contextSize: 10, threads: 99 }, d)).toMatchObject({
+      contextSize: 256,
+      threads: 32,
+    });
+    const s = { ...defaultEngineSettings, onnx: { ...d, modelId: 'nope' } };
+    expect(localSourceOf('onnx', s, null)).toBeNull();
   });
 
   it('reads every engine from stored settings under its kind', () => {

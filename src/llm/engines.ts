@@ -15,6 +15,8 @@ import type { EngineKind, LlmEngine, LlmError, LoadProgress } from './types';
 import { DEFAULT_WEBLLM_MODEL, webLlmModel } from './webllm-catalogue';
 import { loadWebLlm } from './webllm';
 import { ggufUrl, loadWllama, type GgufSource, type WllamaOptions } from './wllama';
+import { isHubModelId, loadOnnxLlm, type OnnxSource } from './onnx/engine';
+import { RECOMMENDED_ONNX_MODEL } from './onnx/catalogue';
 
 export interface ApiEngineSettings {
   baseUrl: string;
@@ -41,18 +43,32 @@ export interface WebLlmSettings {
   modelId: string;
 }
 
+/**
+ * `modelId`: a hub model in transformers.js's layout (config.json, tokenizer.json,
+ * onnx/model.onnx). `hub`: where it is downloaded from (the page's one hub-host setting is laid
+ * over it, ui/answer/useEngine.tsx). `threads`: wasm threads, 0 = automatic (half the cores).
+ */
+export interface OnnxSettings {
+  modelId: string;
+  contextSize: number;
+  hub: string;
+  threads: number;
+}
+
 /** Each engine's own settings, by kind (stored under the kind in `EngineSettings`). */
 export interface EngineSettingsByKind {
   openai: ApiEngineSettings;
   anthropic: ApiEngineSettings;
   wllama: WllamaSettings;
   webllm: WebLlmSettings;
+  onnx: OnnxSettings;
 }
 
 /** The in-browser model a page loads: what the engine's settings (or a dropped file) point to. */
 export type LocalSource =
   | { kind: 'wllama'; source: GgufSource; options: WllamaOptions }
-  | { kind: 'webllm'; modelId: string };
+  | { kind: 'webllm'; modelId: string }
+  | { kind: 'onnx'; source: OnnxSource };
 
 export interface LoadEvents {
   onProgress?: (p: LoadProgress) => void;
@@ -183,6 +199,38 @@ export const ENGINES: { readonly [K in EngineKind]: EngineEntry<K> } = {
     source: (s) => ({ kind: 'webllm', modelId: s.modelId }),
     noSource: 'Choose a model.',
     load: (s, events) => loadWebLlm(s.modelId, events),
+  },
+  onnx: {
+    label: 'ONNX Runtime (a small model on the CPU)',
+    api: false,
+    defaults: {
+      modelId: RECOMMENDED_ONNX_MODEL.id,
+      contextSize: 4096,
+      hub: DEFAULT_HUB_HOST.replace(/\/+$/, ''),
+      threads: 0,
+    },
+    normalize: (v, d) => ({
+      modelId: isHubModelId(str(v.modelId, '')) ? str(v.modelId, '').trim() : d.modelId,
+      contextSize: int(v.contextSize, d.contextSize, 256, 131_072),
+      threads: int(v.threads, d.threads, 0, 32),
+      hub: /^https?:\/\/\S+$/i.test(str(v.hub, '')) ? str(v.hub, '') : d.hub,
+    }),
+    model: (s) => s.modelId,
+    contextLimit: (s) => s.contextSize,
+    source: (s) =>
+      isHubModelId(s.modelId)
+        ? {
+            kind: 'onnx',
+            source: {
+              modelId: s.modelId,
+              host: s.hub,
+              threads: s.threads,
+              contextSize: s.contextSize,
+            },
+          }
+        : null,
+    noSource: 'Enter the model name (owner/name) of an ONNX model on the hub.',
+    load: (s, events) => loadOnnxLlm(s.source, events),
   },
 };
 

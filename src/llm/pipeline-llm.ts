@@ -15,6 +15,7 @@ export const DEFAULT_CONCURRENCY: Record<EngineKind, number> = {
   anthropic: 4,
   wllama: 1,
   webllm: 1,
+  onnx: 1,
 };
 
 /**

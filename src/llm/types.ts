@@ -8,7 +8,7 @@
  */
 import type { PromptMessage, PromptStyle } from '../core/prompt';
 
-export type EngineKind = 'openai' | 'anthropic' | 'wllama' | 'webllm';
+export type EngineKind = 'openai' | 'anthropic' | 'wllama' | 'webllm' | 'onnx';
 
 export type LlmErrorCode =
   /** The key is missing, wrong, or lacks permission (401, 403). */

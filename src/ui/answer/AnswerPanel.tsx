@@ -32,7 +32,13 @@ import { isApiEngine } from '../../llm/settings';
 import { localSourceKey } from './useLocalModel';
 import { useKeptModel } from './useKeptModel';
 import { readingBudget, type ReadingBudget } from '../../llm/reading-budget';
-import { localModelName, measuredSpeed, noteAnswerSpeed, ReadingBudgetLine } from './ReadingBudget';
+import {
+  localModelName,
+  measuredSpeed,
+  noteAnswerSpeed,
+  ReadingBudgetLine,
+  type SpeedKind,
+} from './ReadingBudget';
 import { SharedEngineSettings, useEngine } from './useEngine';
 import { EngineFold, engineSummary, useEngineFold } from './EngineFold';
 import { useNarrowScreen } from '../layout/useNarrowScreen';
@@ -65,8 +71,11 @@ type RunStatus = 'preparing' | 'loading' | 'streaming' | 'done' | 'stopped' | 'e
 interface Run extends GenerationRun<RunStatus> {
   question: string;
   finish: FinishReason | null;
-  /** An in-browser GGUF model's reading budget for this answer: its file, the passage tokens. */
-  reading: { model: string; budget: ReadingBudget } | null;
+  /**
+   * An in-browser model's reading budget for this answer: its engine kind and model (a GGUF
+   * file, an ONNX hub id), the passage tokens.
+   */
+  reading: { kind: SpeedKind; model: string; budget: ReadingBudget } | null;
 }
 
 const STATUS_TEXT: Record<RunStatus, string> = {
@@ -127,20 +136,22 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
     const answerTokens = Math.min(engine.settings.answerTokens, Math.floor(llm.contextLimit / 2));
     // A model on this machine's CPU gets the passages it reads in a few seconds here
     // (reading-budget.ts); API engines and WebLLM on the GPU get the whole window.
-    const model = llm.kind === 'wllama' ? localModelName(engine.localSource) : null;
-    const budget = model
-      ? readingBudget({
-          promptTokensPerSecond: measuredSpeed(model)?.promptTokensPerSecond,
-          contextLimit: llm.contextLimit,
-          answerTokens,
-          scale: engine.settings.passageScale,
-        })
-      : null;
+    const speedKind = llm.kind === 'wllama' || llm.kind === 'onnx' ? llm.kind : null;
+    const model = speedKind ? localModelName(engine.localSource) : null;
+    const budget =
+      model && speedKind
+        ? readingBudget({
+            promptTokensPerSecond: measuredSpeed(model, speedKind)?.promptTokensPerSecond,
+            contextLimit: llm.contextLimit,
+            answerTokens,
+            scale: engine.settings.passageScale,
+          })
+        : null;
     const passageTokens = budget?.tokens ?? null;
     update({
       status: 'preparing',
       engineLabel: llm.label,
-      reading: model && budget ? { model, budget } : null,
+      reading: model && budget && speedKind ? { kind: speedKind, model, budget } : null,
     });
     const generated = await fitAndGenerate(
       llm,
@@ -160,7 +171,7 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
     const { outcome } = generated;
     if (abort.current === controller) abort.current = null;
     // Measured on use: the next answer's budget, and the catalogue's seconds per answer.
-    if (model && outcome.ok) noteAnswerSpeed(model, outcome.stats);
+    if (model && speedKind && outcome.ok) noteAnswerSpeed(model, outcome.stats, speedKind);
     update({ ...settledRun(outcome), ...(outcome.ok ? { finish: outcome.finish } : {}) });
     const text = outcome.text;
     if (text && onAnswered) {
@@ -393,7 +404,8 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
                 <ReadingBudgetLine
                   used={run.reading.budget}
                   next={readingBudget({
-                    promptTokensPerSecond: measuredSpeed(run.reading.model)?.promptTokensPerSecond,
+                    promptTokensPerSecond: measuredSpeed(run.reading.model, run.reading.kind)
+                      ?.promptTokensPerSecond,
                     contextLimit: engine.contextLimit,
                     answerTokens: Math.min(
                       engine.settings.answerTokens,

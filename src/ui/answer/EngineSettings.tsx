@@ -14,8 +14,10 @@ import {
 import type { EngineKind } from '../../llm/types';
 import { WEBLLM_MODELS, describeWebLlmModel } from '../../llm/webllm-catalogue';
 import { WllamaEngine } from '../../llm/wllama';
+import { OnnxLlmEngine } from '../../llm/onnx/engine';
 import type { EngineSettingsProps, KeyField } from './engine-fields';
 import { WllamaFields } from './WllamaFields';
+import { OnnxFields } from './OnnxFields';
 import './engine.css';
 
 export type { EngineSettingsProps, KeyField } from './engine-fields';
@@ -63,7 +65,7 @@ export function EngineSettingsForm(props: EngineSettingsProps) {
           }}
         />
       </div>
-      {settings.kind === 'wllama' && (
+      {(settings.kind === 'wllama' || settings.kind === 'onnx') && (
         <div className="engine__row">
           <label htmlFor={`${id}-passages`}>Passages to read</label>
           <select
@@ -123,6 +125,7 @@ const ENGINE_FIELDS: {
   anthropic: (props, idPrefix) => apiFields('anthropic', props, idPrefix, false),
   wllama: (props, idPrefix) => <WllamaFields {...props} idPrefix={idPrefix} />,
   webllm: (props, idPrefix) => <WebLlmFields {...props} idPrefix={idPrefix} />,
+  onnx: (props, idPrefix) => <OnnxFields {...props} idPrefix={idPrefix} />,
 };
 
 function apiFields(
@@ -302,7 +305,8 @@ function WebLlmFields(props: EngineSettingsProps & { idPrefix: string }) {
  * that is not cross-origin isolated runs it on one thread (docs/deploy.md).
  */
 function engineThreads(engine: unknown): number | null {
-  return engine instanceof WllamaEngine ? engine.model.threads : null;
+  if (engine instanceof WllamaEngine) return engine.model.threads;
+  return engine instanceof OnnxLlmEngine ? engine.facts.threads : null;
 }
 
 function LocalStatus({

@@ -25,6 +25,8 @@ export const modelFileOf = (url: string): string => url.split('/').pop() ?? url;
 
 /** The file name a GGUF model's speeds are kept under (as the pipelines' estimate names it). */
 export function localModelName(source: LocalSource | null): string | null {
+  // An ONNX model is named by its hub id, as the pipelines' estimate names it (settingsModel).
+  if (source?.kind === 'onnx') return source.source.modelId;
   if (source?.kind !== 'wllama') return null;
   const s = source.source;
   return (s.kind === 'file' ? s.file.name : modelFileOf(s.url)) || null;
@@ -35,8 +37,8 @@ export function localModelName(source: LocalSource | null): string | null {
  * measured (a typical answer: the reading budget's passages read, a short answer written, at the
  * speeds its answers had here); else that it is not measured here yet.
  */
-export function measuredAnswerText(model: string): string {
-  const speed = measuredSpeed(model);
+export function measuredAnswerText(model: string, kind: SpeedKind = 'wllama'): string {
+  const speed = measuredSpeed(model, kind);
   const seconds = speed ? secondsPerAnswer(speed) : null;
   if (!speed || seconds === null) return 'not measured on this machine yet';
   return (
@@ -45,9 +47,12 @@ export function measuredAnswerText(model: string): string {
   );
 }
 
-/** The measured prompt and writing speed of a GGUF model on this machine, or null. */
-export function measuredSpeed(model: string) {
-  return speedOf(speedKey('wllama', model));
+/** The in-browser engines whose reading is budgeted (the speeds are kept per kind and model). */
+export type SpeedKind = 'wllama' | 'onnx';
+
+/** The measured prompt and writing speed of an in-browser model on this machine, or null. */
+export function measuredSpeed(model: string, kind: SpeedKind = 'wllama') {
+  return speedOf(speedKey(kind, model));
 }
 
 /** Prompts shorter than this say little about the reading speed (fixed costs dominate). */
@@ -57,10 +62,14 @@ const MIN_READ_FOR_SPEED = 64;
  * Keep an answer's speeds for its model, when it read enough of its prompt to tell (an answer
  * whose prompt came from the cache read a handful of tokens).
  */
-export function noteAnswerSpeed(model: string, stats: GenerateStats): void {
+export function noteAnswerSpeed(
+  model: string,
+  stats: GenerateStats,
+  kind: SpeedKind = 'wllama',
+): void {
   const read = (stats.promptTokens ?? 0) - (stats.cachedPromptTokens ?? 0);
   if (read < MIN_READ_FOR_SPEED) return;
-  recordSpeed(speedKey('wllama', model), stats);
+  recordSpeed(speedKey(kind, model), stats);
 }
 
 const times = (scale: number) =>

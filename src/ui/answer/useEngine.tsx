@@ -173,9 +173,16 @@ export function useEngineState(library: SettingsStore, hubSetting?: HubSetting):
   }, [keyValue, keyStored, remember, ring, scope]);
 
   // The in-browser model the current settings point to (the engine table's `source`).
+  // The ONNX engine downloads from the page's one hub-host setting.
+  const hubHost = hubSetting?.host ?? settings.wllama.hub;
   const localSource: LocalSource | null = useMemo(
-    () => localSourceOf(settings.kind, settings, ggufFile),
-    [settings, ggufFile],
+    () =>
+      localSourceOf(
+        settings.kind,
+        { ...settings, onnx: { ...settings.onnx, hub: hubHost } },
+        ggufFile,
+      ),
+    [settings, ggufFile, hubHost],
   );
 
   const problem = ((): string | null => {
@@ -216,7 +223,7 @@ export function useEngineState(library: SettingsStore, hubSetting?: HubSetting):
     [ring, settings, keysVersion],
   );
 
-  const hub = hubSetting?.host ?? settings.wllama.hub;
+  const hub = hubHost;
   const setHub = (host: string) =>
     hubSetting
       ? hubSetting.onChange(host)

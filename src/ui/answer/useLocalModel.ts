@@ -1,5 +1,5 @@
 /**
- * @file The in-browser model (wllama or WebLLM) of the answer panel: loaded on request, once
+ * @file The in-browser model (wllama, WebLLM or ONNX Runtime) of the answer panel: loaded on request, once
  * per source, with its progress; disposed when the source changes or the panel goes away.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -20,6 +20,10 @@ export interface LocalModelState {
 
 export function localSourceKey(source: LocalSource): string {
   if (source.kind === 'webllm') return `webllm ${source.modelId}`;
+  if (source.kind === 'onnx') {
+    const o = source.source;
+    return `onnx ${o.modelId} at ${o.host} ctx ${o.contextSize} threads ${o.threads || 'auto'}`;
+  }
   const s = source.source;
   const where =
     s.kind === 'url' ? `url ${s.url}` : `file ${s.file.name} ${s.file.size} ${s.file.lastModified}`;

@@ -1,0 +1,93 @@
+/**
+ * @file The ONNX engine on the real model: SmolLM2-135M-Instruct in the hub's ONNX layout (from
+ * the local hub mirror, written by `npm run models`), run by ONNX Runtime Web in the engine's
+ * worker. A factual question on Alice is answered with the fact and a citation, the prompt was
+ * counted with the model's own tokenizer and read once, and the reading speed measured here is
+ * shown by the reading budget for the next answer. Stop ends an answer at once and the next
+ * question works.
+ */
+import { expect, test } from '@playwright/test';
+import { requireRealModel } from '../test/real-models';
+import { datasetPath } from '../test/datasets';
+import { startHubMirror, type HubMirror } from './support/hub-mirror';
+import { openLocalPage } from './support/local-page';
+import { bookFile, dropFiles } from './support/drop';
+import { FIRST_FACT, FIRST_QUESTION } from './support/first-answer';
+
+let mirror: HubMirror;
+
+test.beforeAll(async () => {
+  requireRealModel('SmolLM2-135M-Instruct-ONNX');
+  mirror = await startHubMirror();
+});
+
+test.afterAll(async () => {
+  await mirror?.close();
+});
+
+test('the ONNX engine answers a question on a book from the real model, with a citation', async ({
+  browser,
+}) => {
+  test.setTimeout(600_000);
+  const urls: string[] = [];
+  const problems: string[] = [];
+  const page = await openLocalPage(browser, urls, problems);
+  const panel = page.getByTestId('answer-panel');
+  await page.goto('/');
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready', {
+    timeout: 120_000,
+  });
+  await dropFiles(page, [bookFile(datasetPath('gutenberg', 'pg11.txt'))]);
+  await expect(page.getByTestId('library-item')).toContainText(/\d+ fragments/, {
+    timeout: 120_000,
+  });
+  // The page's one hub-host setting (here through the GGUF catalogue's field) serves the ONNX
+  // engine too.
+  const catalogue = panel.getByTestId('gguf-catalogue');
+  await catalogue.getByText('Download from another hub or mirror').click();
+  await catalogue.getByLabel('Model hub').fill(mirror.url);
+  await panel.getByLabel('Engine').selectOption('onnx');
+  await expect(panel.getByTestId('onnx-hint')).toContainText('SmolLM2 135M Instruct');
+  await panel.getByRole('button', { name: 'Load the model' }).click();
+  await expect(panel.getByTestId('local-model-ready')).toContainText(
+    'SmolLM2-135M-Instruct in this browser (ONNX Runtime',
+    { timeout: 300_000 },
+  );
+
+  await page.getByLabel('Question').fill(FIRST_QUESTION);
+  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  await expect(panel).toHaveAttribute('data-state', /^(done|error|stopped)$/, {
+    timeout: 300_000,
+  });
+  expect(await panel.getAttribute('data-state')).toBe('done');
+  const text = panel.getByTestId('answer-text');
+  const answer = (await text.textContent()) ?? '';
+  const promptTokens = Number(await text.getAttribute('data-prompt-tokens'));
+  const readSpeed = Number(await text.getAttribute('data-prompt-tokens-per-second'));
+  console.log(
+    `[answer-onnx] ${promptTokens} prompt tokens read at ${readSpeed.toFixed(1)} tokens/s; answer ${JSON.stringify(answer)}`,
+  );
+  expect(answer).toMatch(FIRST_FACT);
+  const cited = await panel.locator('ol[aria-label="Sources the answer cites"] li').count();
+  const inferred = await panel.locator('[data-testid="answer-inferred-sources"] li').count();
+  expect(cited + inferred).toBeGreaterThan(0);
+  // Counted by the model's own tokenizer and read once: a positive count within the budget.
+  expect(promptTokens).toBeGreaterThan(100);
+  expect(promptTokens).toBeLessThan(800);
+  expect(readSpeed).toBeGreaterThan(0);
+  // The speed measured by this answer now sizes the next one's passages.
+  await expect(panel.getByTestId('reading-budget')).toContainText(/measured \d+ tokens\/s/);
+
+  // Stop: the answer ends at once as stopped, and the next question is answered.
+  await page.getByLabel('Question').fill('Who is the Cheshire Cat?');
+  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  await expect(panel).toHaveAttribute('data-state', /streaming|preparing/);
+  await panel.getByRole('button', { name: 'Stop' }).click();
+  await expect(panel).toHaveAttribute('data-state', 'stopped', { timeout: 30_000 });
+  await page.getByLabel('Question').fill(FIRST_QUESTION);
+  await page.getByRole('button', { name: 'Ask', exact: true }).click();
+  await expect(panel).toHaveAttribute('data-state', 'done', { timeout: 300_000 });
+  await expect(panel.getByTestId('answer-text')).toContainText(FIRST_FACT);
+  expect(problems).toEqual([]);
+  await page.context().close();
+});

@@ -1,0 +1,59 @@
+/**
+ * @file Messages between the ONNX engine (engine.ts, on the page) and its worker
+ * (src/workers/llm-onnx.worker.ts). One model per worker; requests carry an id so a stop or a
+ * late reply is matched to its call.
+ */
+import type { PromptMessage } from '../../core/prompt';
+
+export type ToOnnxWorker =
+  | { type: 'load'; modelId: string; host: string; threads: number }
+  | { type: 'count'; id: number; text: string }
+  | {
+      type: 'generate';
+      id: number;
+      /** Chat messages when the model has a chat template, else null and `text` is read as is. */
+      messages: readonly PromptMessage[] | null;
+      text: string;
+      maxTokens: number;
+      /** Most prompt tokens; a longer prompt is refused before anything is read. */
+      maxPromptTokens: number;
+      temperature: number;
+    }
+  | { type: 'stop'; id: number };
+
+/** What the worker says a loaded model is. */
+export interface OnnxModelFacts {
+  /** The model's own context window (config.json `max_position_embeddings`). */
+  contextLimit: number;
+  /** Whether the tokenizer carries a chat template. */
+  chat: boolean;
+  /** wasm threads ONNX Runtime runs with. */
+  threads: number;
+}
+
+/** Timings of one call, measured in the worker around the model's steps. */
+export interface OnnxCallStats {
+  promptTokens: number;
+  completionTokens: number;
+  /** From the start of the call to the first token written (the prompt read, one step). */
+  firstTokenMs: number;
+  /** From the start of the call to the end. */
+  elapsedMs: number;
+}
+
+export type FromOnnxWorker =
+  | { type: 'progress'; text: string; loaded: number; total: number }
+  | ({ type: 'loaded' } & OnnxModelFacts)
+  | { type: 'load-error'; detail: string; notFound: boolean }
+  | { type: 'count'; id: number; tokens: number }
+  | { type: 'token'; id: number; text: string }
+  | {
+      type: 'done';
+      id: number;
+      text: string;
+      finish: 'stop' | 'length';
+      stopped: boolean;
+      stats: OnnxCallStats;
+    }
+  | { type: 'too-long'; id: number; promptTokens: number }
+  | { type: 'error'; id: number; detail: string; text: string; stats: OnnxCallStats };
