@@ -4,7 +4,7 @@
  * worker. A factual question on Alice is answered with the fact and a citation, the prompt was
  * counted with the model's own tokenizer and read once, and the reading speed measured here is
  * shown by the reading budget for the next answer. Stop ends an answer at once and the next
- * question works.
+ * question works; the same prompt asked again is taken from the KV cache, not read again.
  */
 import { expect, test } from '@playwright/test';
 import { requireRealModel } from '../test/real-models';
@@ -75,8 +75,6 @@ test('the ONNX engine answers a question on a book from the real model, with a c
   expect(promptTokens).toBeGreaterThan(100);
   expect(promptTokens).toBeLessThan(800);
   expect(readSpeed).toBeGreaterThan(0);
-  // The speed measured by this answer now sizes the next one's passages.
-  await expect(panel.getByTestId('reading-budget')).toContainText(/measured \d+ tokens\/s/);
 
   // Stop: the answer ends at once as stopped, and the next question is answered.
   await page.getByLabel('Question').fill('Who is the Cheshire Cat?');
@@ -87,7 +85,17 @@ test('the ONNX engine answers a question on a book from the real model, with a c
   await page.getByLabel('Question').fill(FIRST_QUESTION);
   await page.getByRole('button', { name: 'Ask', exact: true }).click();
   await expect(panel).toHaveAttribute('data-state', 'done', { timeout: 300_000 });
-  await expect(panel.getByTestId('answer-text')).toContainText(FIRST_FACT);
+  const third = panel.getByTestId('answer-text');
+  await expect(third).toContainText(FIRST_FACT);
+  // This answer's passages were sized by the speed the first one measured.
+  await expect(panel.getByTestId('reading-budget')).toContainText(/measured \d+ tokens\/s/);
+  // The stopped call's KV cache served the instructions both prompts open with: those tokens
+  // were not read again.
+  const total = Number(await third.getAttribute('data-prompt-tokens'));
+  const reused = Number(await third.getAttribute('data-reused-prompt-tokens'));
+  console.log(`[answer-onnx] third answer: ${total} prompt tokens, ${reused} from the cache`);
+  expect(reused).toBeGreaterThanOrEqual(16);
+  expect(reused).toBeLessThan(total);
   expect(problems).toEqual([]);
   await page.context().close();
 });

@@ -10,6 +10,7 @@
 import {
   AutoModelForCausalLM,
   AutoTokenizer,
+  DynamicCache,
   InterruptableStoppingCriteria,
   TextStreamer,
   type PreTrainedModel,
@@ -26,6 +27,14 @@ let model: PreTrainedModel | null = null;
 const running = new Map<number, InterruptableStoppingCriteria>();
 /** Calls run one after another: the model has one KV cache and the CPU has few cores. */
 let chain: Promise<unknown> = Promise.resolve();
+/**
+ * The KV cache of the last call and the tokens it holds (its prompt and answer, less the last
+ * token). The next call whose prompt starts with the same tokens reads only the rest: a
+ * pipeline's calls share their instructions, a question asked again shares everything.
+ */
+let kept: { ids: number[]; cache: DynamicCache } | null = null;
+/** Fewer shared tokens than this are read again: cropping the cache costs more than it saves. */
+const MIN_REUSED_TOKENS = 16;
 
 const post = (message: FromOnnxWorker) => self.postMessage(message);
 
@@ -91,8 +100,10 @@ async function generate(request: Extract<ToOnnxWorker, { type: 'generate' }>) {
   let completionTokens = 0;
   let promptTokens = 0;
   let text = '';
+  let cachedPromptTokens = 0;
   const stats = (): OnnxCallStats => ({
     promptTokens,
+    cachedPromptTokens,
     completionTokens,
     firstTokenMs: (firstAt ?? performance.now()) - started,
     elapsedMs: performance.now() - started,
@@ -133,15 +144,28 @@ async function generate(request: Extract<ToOnnxWorker, { type: 'generate' }>) {
         completionTokens++;
       },
     });
+    const past = reusable(ids);
+    cachedPromptTokens = past?.get_seq_length() ?? 0;
+    kept = null; // consumed: the call extends it, or it is stale after a failure
     const greedy = request.temperature <= 0;
-    await model.generate({
+    const result = (await model.generate({
       ...inputs,
       max_new_tokens: request.maxTokens,
       do_sample: !greedy,
       ...(greedy ? {} : { temperature: request.temperature }),
       streamer,
       stopping_criteria: [stop],
-    } as Parameters<PreTrainedModel['generate']>[0]);
+      return_dict_in_generate: true,
+      ...(past ? { past_key_values: past } : {}),
+    } as Parameters<PreTrainedModel['generate']>[0])) as unknown as {
+      sequences: Tensor;
+      past_key_values: DynamicCache;
+    };
+    const held = result.past_key_values.get_seq_length();
+    kept = {
+      ids: Array.from(result.sequences.data as BigInt64Array, Number).slice(0, held),
+      cache: result.past_key_values,
+    };
     const eos = completionTokens < request.maxTokens;
     post({
       type: 'done',
@@ -152,9 +176,29 @@ async function generate(request: Extract<ToOnnxWorker, { type: 'generate' }>) {
       stats: stats(),
     });
   } catch (error) {
+    kept = null;
     const detail = error instanceof Error ? error.message : String(error);
     post({ type: 'error', id, detail, text, stats: stats() });
   } finally {
     running.delete(id);
   }
+}
+
+/**
+ * The kept cache cut to the prompt's longest shared start (at least one token is always read:
+ * the model needs it to give the next token's logits), or null when too little is shared.
+ */
+function reusable(ids: readonly number[]): DynamicCache | null {
+  if (!kept) return null;
+  const limit = Math.min(kept.ids.length, ids.length - 1);
+  let shared = 0;
+  while (shared < limit && kept.ids[shared] === ids[shared]) shared++;
+  if (shared < MIN_REUSED_TOKENS) return null;
+  const entries: Record<string, Tensor> = {};
+  for (const [name, tensor] of Object.entries(kept.cache)) {
+    if (!name.startsWith('past_key_values.')) continue;
+    // [batch, kv heads, tokens, head size]: keep the first `shared` tokens.
+    entries[name] = tensor.slice(null, null, [0, shared], null);
+  }
+  return new DynamicCache(entries);
 }

@@ -12,7 +12,13 @@ describe('the ONNX engine', () => {
   it("reports the worker's timings as prompt and writing speeds", () => {
     // 456 prompt tokens; the first token after 4 s; 21 tokens in all, the last after 5 s.
     const s = statsOf(
-      { promptTokens: 456, completionTokens: 21, firstTokenMs: 4000, elapsedMs: 5000 },
+      {
+        promptTokens: 456,
+        cachedPromptTokens: 0,
+        completionTokens: 21,
+        firstTokenMs: 4000,
+        elapsedMs: 5000,
+      },
       5100,
     );
     expect(s).toEqual({
@@ -25,7 +31,28 @@ describe('the ONNX engine', () => {
     });
     // Nothing written: no first token and no speeds to claim.
     expect(
-      statsOf({ promptTokens: 10, completionTokens: 0, firstTokenMs: 300, elapsedMs: 300 }, 310),
+      statsOf(
+        {
+          promptTokens: 10,
+          cachedPromptTokens: 0,
+          completionTokens: 0,
+          firstTokenMs: 300,
+          elapsedMs: 300,
+        },
+        310,
+      ),
     ).toEqual({ elapsedMs: 310, promptTokens: 10, completionTokens: 0 });
+    // 400 of 456 tokens from the cache: the speed is of the 56 read.
+    const cached = statsOf(
+      {
+        promptTokens: 456,
+        cachedPromptTokens: 400,
+        completionTokens: 5,
+        firstTokenMs: 500,
+        elapsedMs: 700,
+      },
+      720,
+    );
+    expect(cached).toMatchObject({ cachedPromptTokens: 400, promptTokensPerSecond: 112 });
   });
 });

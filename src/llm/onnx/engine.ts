@@ -147,7 +147,13 @@ export class OnnxLlmEngine implements LlmEngine {
         id,
         detail,
         text: '',
-        stats: { promptTokens: 0, completionTokens: 0, firstTokenMs: 0, elapsedMs: 0 },
+        stats: {
+          promptTokens: 0,
+          cachedPromptTokens: 0,
+          completionTokens: 0,
+          firstTokenMs: 0,
+          elapsedMs: 0,
+        },
       });
     }
     this.pending.clear();
@@ -237,10 +243,14 @@ export function statsOf(s: OnnxCallStats, elapsedMs: number): GenerateStats {
     promptTokens: s.promptTokens,
     completionTokens: s.completionTokens,
   };
+  if (s.cachedPromptTokens > 0) stats.cachedPromptTokens = s.cachedPromptTokens;
   if (s.completionTokens > 0) {
     stats.firstTokenMs = s.firstTokenMs;
-    // The first token's time is the prompt's read plus one step: counted as reading.
-    if (s.firstTokenMs > 0) stats.promptTokensPerSecond = (s.promptTokens * 1000) / s.firstTokenMs;
+    // The first token's time is the prompt's read plus one step: counted as reading, of the
+    // tokens actually read (not those taken from the cache).
+    const read = s.promptTokens - s.cachedPromptTokens;
+    if (s.firstTokenMs > 0 && read > 0)
+      stats.promptTokensPerSecond = (read * 1000) / s.firstTokenMs;
   }
   const writing = s.elapsedMs - s.firstTokenMs;
   if (s.completionTokens > 1 && writing > 0)

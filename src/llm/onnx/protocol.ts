@@ -34,6 +34,8 @@ export interface OnnxModelFacts {
 /** Timings of one call, measured in the worker around the model's steps. */
 export interface OnnxCallStats {
   promptTokens: number;
+  /** Of `promptTokens`, those taken from the KV cache of the call before (not read again). */
+  cachedPromptTokens: number;
   completionTokens: number;
   /** From the start of the call to the first token written (the prompt read, one step). */
   firstTokenMs: number;
