@@ -282,7 +282,7 @@ test('no engine: one click loads the recommended local model (from the hub mirro
     await local.getByLabel('Model hub').fill(mirror.url.replace(/\/$/, ''));
     await offer
       .getByRole('button', {
-        name: /^Use SmolLM2 135M Instruct in this browser \(145 MB download\)/,
+        name: /^Use SmolLM2 135M Instruct in this browser \(up to 540 MB download\)/,
       })
       .click();
     await expect(local.getByTestId('local-model-ready')).toContainText('SmolLM2', {

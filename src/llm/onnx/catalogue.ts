@@ -13,7 +13,10 @@ export interface OnnxModel {
   id: string;
   label: string;
   licence: string;
-  /** Download in MB (the mirror's file; the hub's float32 export is larger). */
+  /**
+   * Download in MB at most: huggingface.co's float32 export (538 MB for SmolLM2 135M); the
+   * mirror's copy from `npm run models` stores its weights as float16 (326 MB).
+   */
   downloadMB: number;
 }
 
@@ -21,5 +24,5 @@ export const RECOMMENDED_ONNX_MODEL: OnnxModel = Object.freeze({
   id: 'HuggingFaceTB/SmolLM2-135M-Instruct',
   label: 'SmolLM2 135M Instruct',
   licence: 'Apache-2.0',
-  downloadMB: 330,
+  downloadMB: 540,
 });

@@ -27,7 +27,8 @@ import {
 } from './generate';
 import { PromptDetails } from './PromptDetails';
 import { AnswerSources } from './AnswerSources';
-import { formatBytes, ggufCatalogueUrl, RECOMMENDED_GGUF } from '../../llm/gguf-catalogue';
+import { RECOMMENDED_ONNX_MODEL } from '../../llm/onnx/catalogue';
+import { localSourceOf } from '../../llm/engines';
 import { isApiEngine } from '../../llm/settings';
 import { localSourceKey } from './useLocalModel';
 import { useKeptModel } from './useKeptModel';
@@ -249,17 +250,18 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
     });
   };
 
-  /** One click: the catalogue's recommended GGUF model, downloaded and loaded in wllama. */
+  /**
+   * One click: the recommended local model, downloaded and loaded in the ONNX engine, which reads
+   * a prompt several times faster than wllama with the same weights (BENCHMARKS.md, "The ONNX
+   * engine"); "another model" opens wllama's GGUF catalogue (smaller downloads).
+   */
   const useRecommended = () => {
     const { settings } = engine;
-    const url = ggufCatalogueUrl(RECOMMENDED_GGUF, engine.hub);
     engine.setGgufFile(null);
-    engine.changeSettings({ ...settings, kind: 'wllama', wllama: { ...settings.wllama, url } });
-    void engine.local.load({
-      kind: 'wllama',
-      source: { kind: 'url', url },
-      options: { contextSize: settings.wllama.contextSize },
-    });
+    const onnx = { ...settings.onnx, modelId: RECOMMENDED_ONNX_MODEL.id };
+    engine.changeSettings({ ...settings, kind: 'onnx', onnx });
+    const source = localSourceOf('onnx', { ...settings, onnx: { ...onnx, hub: engine.hub } }, null);
+    if (source) void engine.local.load(source);
     engineBox.current?.scrollIntoView({ block: 'start', behavior: 'smooth' });
   };
 
@@ -308,8 +310,8 @@ export function AnswerPanel({ result, sources, onCite, autoAnswer, onAnswered }:
         <p className="engine-offer" data-testid="engine-offer">
           No answer engine is set up yet: you get the passages, not a written answer.{' '}
           <button type="button" className="link" onClick={useRecommended}>
-            Use {RECOMMENDED_GGUF.label.replace(/ \(.*\)$/, '')} in this browser (
-            {formatBytes(RECOMMENDED_GGUF.bytes)} download)
+            Use {RECOMMENDED_ONNX_MODEL.label} in this browser (up to{' '}
+            {RECOMMENDED_ONNX_MODEL.downloadMB} MB download)
           </button>
           ,{' '}
           <button type="button" className="link" onClick={() => openEngine('wllama')}>

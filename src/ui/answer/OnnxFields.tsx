@@ -4,6 +4,7 @@
  */
 import { RECOMMENDED_ONNX_MODEL } from '../../llm/onnx/catalogue';
 import type { EngineSettingsProps } from './engine-fields';
+import { measuredAnswerText } from './ReadingBudget';
 
 export function OnnxFields(props: EngineSettingsProps & { idPrefix: string }) {
   const { settings, onChange, idPrefix } = props;
@@ -25,10 +26,11 @@ export function OnnxFields(props: EngineSettingsProps & { idPrefix: string }) {
       </div>
       <p className="engine__hint" data-testid="onnx-hint">
         {onnx.modelId === RECOMMENDED_ONNX_MODEL.id
-          ? `${RECOMMENDED_ONNX_MODEL.label} (${RECOMMENDED_ONNX_MODEL.licence}, about ${RECOMMENDED_ONNX_MODEL.downloadMB} MB), `
+          ? `${RECOMMENDED_ONNX_MODEL.label} (${RECOMMENDED_ONNX_MODEL.licence}, up to ${RECOMMENDED_ONNX_MODEL.downloadMB} MB), `
           : 'A decoder model with a KV cache in the hub’s ONNX layout (config.json, tokenizer.json, onnx/model.onnx), '}
         downloaded once from {hub} and kept in the browser. ONNX Runtime reads a prompt several
-        times faster than wllama on the same CPU.
+        times faster than wllama on the same CPU.{' '}
+        <span data-testid="onnx-measured">{measuredAnswerText(onnx.modelId, 'onnx')}.</span>
       </p>
       <div className="engine__row">
         <label htmlFor={`${idPrefix}-context`}>Context (tokens)</label>
