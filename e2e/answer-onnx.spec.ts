@@ -4,7 +4,8 @@
  * worker. A factual question on Alice is answered with the fact and a citation, the prompt was
  * counted with the model's own tokenizer and read once, and the reading speed measured here is
  * shown by the reading budget for the next answer. Stop ends an answer at once and the next
- * question works; the same prompt asked again is taken from the KV cache, not read again.
+ * question works; the instructions a stopped call read are taken from the KV cache, not read
+ * again. A model name the hub does not have gets a message, and the right one then loads.
  */
 import { expect, test } from '@playwright/test';
 import { requireRealModel } from '../test/real-models';
@@ -48,6 +49,15 @@ test('the ONNX engine answers a question on a book from the real model, with a c
   await catalogue.getByLabel('Model hub').fill(mirror.url);
   await panel.getByLabel('Engine').selectOption('onnx');
   await expect(panel.getByTestId('onnx-hint')).toContainText('SmolLM2 135M Instruct');
+  // A model the hub does not have: a message that names it, the host and the files looked for.
+  const modelField = panel.getByLabel('Model', { exact: true });
+  await modelField.fill('nobody/no-such-model');
+  await panel.getByRole('button', { name: 'Load the model' }).click();
+  await expect(panel.getByTestId('local-model-error')).toContainText(
+    'nobody/no-such-model has no ONNX model at 127.0.0.1',
+    { timeout: 60_000 },
+  );
+  await modelField.fill('HuggingFaceTB/SmolLM2-135M-Instruct');
   await panel.getByRole('button', { name: 'Load the model' }).click();
   await expect(panel.getByTestId('local-model-ready')).toContainText(
     'SmolLM2-135M-Instruct in this browser (ONNX Runtime',

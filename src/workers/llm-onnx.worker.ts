@@ -60,7 +60,15 @@ self.onmessage = (event: MessageEvent<ToOnnxWorker>) => {
 async function load({ modelId, host, threads }: Extract<ToOnnxWorker, { type: 'load' }>) {
   try {
     await configureTransformers(threads || undefined);
-    setHubHost(host);
+    const hub = setHubHost(host);
+    // transformers.js reports a missing model as whatever its first missing file breaks
+    // ("reading 'tokenizer_class'"): ask for the config first, to say plainly that it is not there.
+    const configUrl = `${hub.replace(/\/+$/, '')}/${modelId}/resolve/main/config.json`;
+    const head = await fetch(configUrl, { method: 'HEAD' });
+    if (head.status === 404 || head.status === 401) {
+      post({ type: 'load-error', detail: `config.json: HTTP ${head.status}`, notFound: true });
+      return;
+    }
     const progress = createDownloadProgress((p) =>
       post({ type: 'progress', text: `Downloading ${modelId}`, loaded: p.done, total: p.total }),
     );
