@@ -17,6 +17,8 @@ describe('the code preset note', () => {
     expect(why).toMatch(/referenced/);
     expect(why).toMatch(/squared/);
     expect(why).toContain('+7.7 [+0.8, +15.2]');
+    expect(why).toMatch(/class and function names, and alpha is 1/);
+    expect(defaultCodeSettings.alpha).toBe(1);
     expect(weighted).toContain('“trlx <b>”: the walk weights each edge by the reference counts');
     expect(fallback).toBeNull();
   });
@@ -30,7 +32,7 @@ describe('the code preset note', () => {
   });
 
   it('knows the paper defaults and custom settings; no fallback note without the walk', () => {
-    const paper = { ...defaultCodeSettings, relations: ['code' as const] };
+    const paper = { ...defaultCodeSettings, alpha: 0.5, relations: ['code' as const] };
     expect(matchingCodePreset(paper)?.id).toBe('paper');
     expect(codePresetNote(paper, [repo(false)]).fallback).toBeNull();
     const custom = { ...defaultCodeSettings, alpha: 0.7 };
