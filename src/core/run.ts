@@ -75,6 +75,8 @@ export interface Run {
     count: number;
     /** A repository whose multi-hop walk weights edges by reference counts. */
     referenceWeighted?: boolean;
+    /** A repository whose windows BM25 reads with their stored scope names (code/scopes.ts). */
+    scopeNames?: boolean;
   }[];
   /** Document boundaries: fragments [segments[d], segments[d + 1]) belong to document d. */
   segments: Uint32Array;
@@ -137,7 +139,9 @@ export function buildRun(docs: readonly RunDocumentIndex[]): Run {
       name: doc.name,
       offset: segments[d],
       count: segments[d + 1] - segments[d],
-      ...(doc.code ? { referenceWeighted: referenceWeighted(doc) } : {}),
+      ...(doc.code
+        ? { referenceWeighted: referenceWeighted(doc), scopeNames: scopeNamesFit(doc) }
+        : {}),
     })),
     segments,
     size,
@@ -154,11 +158,14 @@ export function buildRun(docs: readonly RunDocumentIndex[]): Run {
         )
       : null,
     bm25: null,
-    scopeNames: docs.map((d) =>
-      d.codeScopes && d.codeScopes.length === d.starts.length ? d.codeScopes : null,
-    ),
+    scopeNames: docs.map((d) => (scopeNamesFit(d) ? d.codeScopes! : null)),
     sources: docs.map((d) => d.source),
   };
+}
+
+/** Whether a repository's stored scope names fit its windows. */
+function scopeNamesFit(doc: RunDocumentIndex): boolean {
+  return !!doc.codeScopes && doc.codeScopes.length === doc.starts.length;
 }
 
 /** Whether a repository's stored reference counts fit its code relation. */

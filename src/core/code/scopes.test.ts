@@ -80,8 +80,11 @@ describe('scope names', () => {
       { tokens: ['range'] },
       'bm25',
     );
+    expect(buildRun([{ ...old, codeScopes }]).documents[0].scopeNames).toBe(true);
     for (const doc of [old, { ...old, codeScopes: codeScopes!.slice(1) }]) {
       const run = buildRun([doc]);
+      // The panel says so (ui/presets/CodePresetNote.tsx).
+      expect(run.documents[0].scopeNames).toBe(false);
       expect(Array.from(bm25Scores(runBm25(run), ['range', 'version']))).toEqual(Array.from(plain));
     }
     // The names change the ranking (so the comparison above can fail).

@@ -2,12 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { defaultCodeSettings } from '../code/settings';
 import { codePresetNote, matchingCodePreset } from './CodePresetNote';
 
-const repo = (referenceWeighted: boolean) => ({
+const repo = (referenceWeighted: boolean, scopeNames = true) => ({
   docId: 'r',
   name: 'trlx <b>',
   offset: 0,
   count: 10,
   referenceWeighted,
+  scopeNames,
 });
 
 describe('the code preset note', () => {
@@ -29,6 +30,18 @@ describe('the code preset note', () => {
     expect(fallback).toContain('“trlx <b>” was indexed before reference counts');
     expect(fallback).toMatch(/unweighted/);
     expect(fallback).toContain('+7.7 weighted and squared');
+  });
+
+  it('says when a repository stored without scope names is read by BM25 without them', () => {
+    expect(codePresetNote(defaultCodeSettings, [repo(true)]).unscoped).toBeNull();
+    const { unscoped } = codePresetNote(defaultCodeSettings, [repo(true, false)]);
+    expect(unscoped).toContain('“trlx <b>” was indexed before scope names were stored');
+    expect(unscoped).toMatch(/BM25 reads its windows without the names of the class and function/);
+    // Also with the paper's relation (BM25 reads them whatever the relation); not with dense scores.
+    const paper = { ...defaultCodeSettings, alpha: 0.5, relations: ['code' as const] };
+    expect(codePresetNote(paper, [repo(true, false)]).unscoped).not.toBeNull();
+    const dense = { ...defaultCodeSettings, scoring: 'dense' as const };
+    expect(codePresetNote(dense, [repo(true, false)]).unscoped).toBeNull();
   });
 
   it('knows the paper defaults and custom settings; no fallback note without the walk', () => {
