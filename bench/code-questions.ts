@@ -5,15 +5,17 @@
  * its query is code (the last prompt lines); a question in words often names things otherwise
  * than the code does ("check" for `test`), the gap dense vectors are for.
  *
- * Run: `npx tsx bench/code-questions.ts`; writes bench/results/code-questions.json and prints a
- * table. Each package is read as the app reads a dropped folder (ingestRepositoryFolder), laid out
+ * Run: `npx tsx bench/code-questions.ts`; writes bench/results/code-questions.json
+ * (CODE_QUESTIONS_OUT=<name>: bench/results/<name>.json) and prints a table. Each package is read as the app reads a dropped folder (ingestRepositoryFolder), laid out
  * and parsed with the Node grammars (test/code-repository.ts, as the index worker does), with the
  * summarised Eq. 8 and the reference counts the index stores and the windows embedded with the
  * static vectors distilled from MiniLM (the app's offline vectors). A question is scored on its
  * content words (the code view's `queryWords: 'content'` for a question), the query vector being
  * those words embedded (workers/retrieval.worker.ts), and ranked by `rankRun` with the code
  * defaults (`ppr` over the reference-weighted edges squared, w_rel 0.3, the top 10 windows merged
- * into spans); alpha 0 is the same ranking without the walk.
+ * into spans); alpha 0 is the same ranking without the walk. BM25 reads each window with its scope
+ * names as the index stores them (core/code/scopes.ts); "no scope names" rows read a repository as
+ * stored before them. Every row is paired against the default before scope names (alpha 0.5).
  *
  * A gold definition counts as found when a selected window overlaps its lines. Recall: the share
  * of a question's gold definitions found; hit@10: at least one. The split is fixed in the JSON's
@@ -26,15 +28,16 @@ import { fileURLToPath } from 'node:url';
 import { windowLineRanges } from '../src/core/code/references';
 import { embedTexts } from '../src/core/embed/static';
 import { pairedBootstrap } from '../src/core/eval/bootstrap';
+import { MEASURED_CODE_ALPHA } from '../src/core/retrieval/presets';
 import { queryTerms } from '../src/core/retrieval/query';
-import { rankRun, runIndependentScores, type ScoringMode } from '../src/core/run';
-import { droppedRepository, repositoryRun } from '../test/code-repository';
+import { buildRun, rankRun, runIndependentScores, type ScoringMode } from '../src/core/run';
+import { droppedRepository, repositoryDocument, repositoryRun } from '../test/code-repository';
 import { loadDistilledFromDisk } from '../test/distilled';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..');
 const TOP = 10;
-const ALPHA = 0.5; // the code default (core/options.ts)
+const ALPHA = MEASURED_CODE_ALPHA; // the code default (core/retrieval/presets.ts)
 const W_REL = 0.3;
 
 interface Gold {
@@ -55,14 +58,24 @@ interface Config {
   id: string;
   scoring: ScoringMode;
   alpha: number;
+  /** Whether BM25 reads each window's scope names (core/code/scopes.ts; the index stores them). */
+  scopes: boolean;
 }
 const CONFIGS: Config[] = [
-  { id: 'bm25 + walk (default)', scoring: 'bm25', alpha: ALPHA },
-  { id: 'bm25, no walk', scoring: 'bm25', alpha: 0 },
-  { id: 'hybrid + walk', scoring: 'hybrid', alpha: ALPHA },
-  { id: 'hybrid, no walk', scoring: 'hybrid', alpha: 0 },
-  { id: 'dense + walk', scoring: 'dense', alpha: ALPHA },
-  { id: 'dense, no walk', scoring: 'dense', alpha: 0 },
+  // The default before BM25 read scope names and alpha was 1: every row is paired against it.
+  { id: 'before: bm25 + walk, alpha 0.5', scoring: 'bm25', alpha: 0.5, scopes: false },
+  { id: 'scope names, alpha 0.5', scoring: 'bm25', alpha: 0.5, scopes: true },
+  { id: 'scope names, alpha 0.75', scoring: 'bm25', alpha: 0.75, scopes: true },
+  { id: 'scope names, alpha 1 (default)', scoring: 'bm25', alpha: ALPHA, scopes: true },
+  { id: 'scope names, alpha 1.5', scoring: 'bm25', alpha: 1.5, scopes: true },
+  { id: 'scope names, alpha 2', scoring: 'bm25', alpha: 2, scopes: true },
+  { id: 'alpha 0.75, no scope names', scoring: 'bm25', alpha: 0.75, scopes: false },
+  { id: 'alpha 1, no scope names', scoring: 'bm25', alpha: 1, scopes: false },
+  { id: 'bm25, no walk', scoring: 'bm25', alpha: 0, scopes: true },
+  { id: 'hybrid + walk', scoring: 'hybrid', alpha: ALPHA, scopes: true },
+  { id: 'hybrid, no walk', scoring: 'hybrid', alpha: 0, scopes: true },
+  { id: 'dense + walk', scoring: 'dense', alpha: ALPHA, scopes: true },
+  { id: 'dense, no walk', scoring: 'dense', alpha: 0, scopes: true },
 ];
 
 interface QuestionResult {
@@ -79,6 +92,9 @@ async function packageRun(pkg: Spec['packages'][number]) {
   const repo = await droppedRepository(path.resolve(root, pkg.root), pkg.name, pkg.exclude);
   const model = loadDistilledFromDisk();
   const run = repositoryRun(pkg.name, repo, model);
+  // The same repository as stored before the index kept scope names.
+  const { codeScopes: _, ...unscoped } = repositoryDocument(pkg.name, repo, model);
+  const runWithout = buildRun([unscoped]);
   const lines = windowLineRanges(
     repo.files.map((f) => f.text),
     repo.windows,
@@ -97,7 +113,7 @@ async function packageRun(pkg: Spec['packages'][number]) {
       throw new Error(`${pkg.name}: no parsed definition ${g.file} ${g.name}`);
     return found.map((n) => ({ file: n.file, first: n.startLine, last: n.endLine }));
   };
-  return { run, lines, resolve, model, windows: run.size, files: repo.files.length };
+  return { run, runWithout, lines, resolve, model, windows: run.size, files: repo.files.length };
 }
 
 function mean(xs: readonly number[]) {
@@ -110,7 +126,7 @@ async function main() {
   const packages: { name: string; files: number; windows: number; questions: number }[] = [];
   const started = performance.now();
   for (const pkg of spec.packages) {
-    const { run, lines, resolve, model, windows, files } = await packageRun(pkg);
+    const { run, runWithout, lines, resolve, model, windows, files } = await packageRun(pkg);
     packages.push({ name: pkg.name, files, windows, questions: pkg.questions.length });
     pkg.questions.forEach(({ q, gold }, k) => {
       const spans = gold.map((g) => resolve(g));
@@ -125,7 +141,8 @@ async function main() {
         hit: {},
       };
       for (const c of CONFIGS) {
-        const ranked = rankRun(run, runIndependentScores(run, { tokens, vector }, c.scoring), {
+        const r0 = c.scopes ? run : runWithout;
+        const ranked = rankRun(r0, runIndependentScores(r0, { tokens, vector }, c.scoring), {
           alpha: c.alpha,
           wRel: W_REL,
           relations: ['ppr'],
@@ -184,7 +201,9 @@ async function main() {
   };
   const out = path.join(here, 'results');
   mkdirSync(out, { recursive: true });
-  writeFileSync(path.join(out, 'code-questions.json'), JSON.stringify(output, null, 2) + '\n');
+  // CODE_QUESTIONS_OUT=<name>: bench/results/<name>.json.
+  const outFile = `${process.env.CODE_QUESTIONS_OUT ?? 'code-questions'}.json`;
+  writeFileSync(path.join(out, outFile), JSON.stringify(output, null, 2) + '\n');
 
   const pct = (x: number) => (100 * x).toFixed(1);
   const delta = (d: { mean: number; ci95: [number, number] }) =>

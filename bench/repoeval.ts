@@ -63,7 +63,9 @@ import {
   weightByReferences,
   windowLineRanges,
   windowReferenceCounts,
+  walkWeights,
 } from '../src/core/code/references';
+import { windowScopeNames } from '../src/core/code/scopes';
 import type { FileSyntax, SyntaxDefinition } from '../src/core/code/syntax';
 import { pairedBootstrap, splitOf, type SplitPart } from '../src/core/eval';
 import { loadRepoMiniLm, miniLmRepoTable } from './repoeval-minilm';
@@ -344,6 +346,7 @@ async function main() {
     .filter((r) => !only || only.includes(r))
     .sort();
   let appChecked = 0;
+  let scopeMismatches = 0;
   const appMismatches: string[] = [];
   const parser = new CodeParser(nodeGrammarSource(path.resolve(here, '../node_modules')));
   await parser.prepare(['python']);
@@ -353,6 +356,8 @@ async function main() {
   const withSummary = process.env.REPOEVAL_SUMMARY === '1';
   // The semver question's candidates (BENCHMARKS.md, the semver section), against the app default.
   const withCandidates = process.env.REPOEVAL_CANDIDATES === '1';
+  // Scope names stored per window, and alpha, against the squared walk (REPOEVAL_CANDIDATES=scope).
+  const withScopeCandidates = process.env.REPOEVAL_CANDIDATES === 'scope';
 
   const repoResults: RepoResult[] = [];
   const taskResults: TaskResult[] = [];
@@ -624,6 +629,32 @@ async function main() {
           'candidate: scope names, walk w^2': envOf(powerWeights(walk, 2), scoped),
         });
       }
+      if (withScopeCandidates) {
+        // Each the squared walk (the default before scope names) with one thing changed; the
+        // scope names as the index stores them (core/code/scopes.ts), read by BM25 with the text.
+        const walk2 = walkWeights(rel, windowReferenceCounts(files, index.windows, g));
+        const names = windowScopeNames(g, c);
+        const scoped = rescaleByMax(
+          bm25Scores(
+            buildBm25Index(index.windowTokens.map((t, i) => [...t, ...tokenize(names[i])])),
+            query,
+          ),
+        );
+        const at = (ind: Float64Array, alpha: number) =>
+          finalScores(ind, walkEnvironment(walk2, ind), alpha);
+        // The candidates' path must give the default's scores with nothing changed.
+        const same = at(independent, ALPHA);
+        if (same.some((x, i) => Math.abs(x - bench[i]) > 1e-9)) scopeMismatches++;
+        Object.assign(ideaScores, {
+          'candidate: scope names': at(scoped, ALPHA),
+          'candidate: scope names, alpha 0.75': at(scoped, 0.75),
+          'candidate: scope names, alpha 1': at(scoped, 1),
+          'candidate: scope names, alpha 1.5': at(scoped, 1.5),
+          'candidate: scope names, alpha 2': at(scoped, 2),
+          'candidate: alpha 0.75': at(independent, 0.75),
+          'candidate: alpha 1': at(independent, 1),
+        });
+      }
       if (withSummary) {
         for (const [name, searchLimit] of [
           ['code summary (searchLimit 128, the default)', 128],
@@ -731,7 +762,7 @@ async function main() {
   );
   // The candidates against the app default (not BM25), paired on the same tasks.
   // The candidates were measured against the default before the squared walk.
-  const APP = 'ppr (code graph) refs';
+  const APP = withScopeCandidates ? 'ppr (code graph) refs, walk w^2' : 'ppr (code graph) refs';
   const candidateNames = ideaNames.filter((n) => n.startsWith('candidate: '));
   const candidatesBySplit = Object.fromEntries(
     (['tune', 'heldout'] as SplitPart[]).map((split) => {
@@ -783,7 +814,7 @@ async function main() {
     },
     overall,
     ideasBySplit,
-    ...(withCandidates ? { candidatesBySplit } : {}),
+    ...(withCandidates || withScopeCandidates ? { candidatesBySplit, candidatesAgainst: APP } : {}),
     appDefaultCheck: { tasks: appChecked, mismatches: appMismatches },
     byRepo,
     repositories: repoResults,
@@ -802,7 +833,9 @@ async function main() {
           ? 'repoeval-summary.json'
           : withCandidates
             ? 'repoeval-candidates.json'
-            : 'repoeval.json';
+            : withScopeCandidates
+              ? 'repoeval-scope.json'
+              : 'repoeval.json';
   process.stderr.write(
     `[repoeval] app default vs "ppr (code graph) refs, walk w^2": ${appChecked} tasks, ${appMismatches.length} with different scores\n`,
   );
@@ -876,11 +909,13 @@ async function main() {
       );
     }
   }
-  if (withCandidates) {
-    lines.push(
-      '',
-      '## Candidates against the app default (`ppr (code graph) refs`), paired bootstrap 95%',
+  if (withScopeCandidates) {
+    process.stderr.write(
+      `[repoeval] the scope candidates' path against the squared walk: ${scopeMismatches} tasks with different scores\n`,
     );
+  }
+  if (withCandidates || withScopeCandidates) {
+    lines.push('', `## Candidates against \`${APP}\`, paired bootstrap 95%`);
     for (const split of ['tune', 'heldout']) {
       lines.push(
         '',

@@ -1,7 +1,9 @@
 /**
  * @file Where semver's `Range.test` ranks for "How does a range check whether a version satisfies
  * it?", on the app's path and under each candidate change (bench/quality/code-candidates.ts),
- * each one change against the walk before it was squared (the app now walks w^2: the row so named).
+ * each one change against the walk before it was squared; the last rows are the scope names as the
+ * index stores them (core/code/scopes.ts) with the squared walk at several alphas, one of them the
+ * app's default now (checked against the app's path).
  *
  * Run: `npx tsx bench/semver-question.ts`; writes bench/results/semver-question.json and prints a
  * table. semver 7 as npm ships it (node_modules, a dependency of typescript-eslint), read through
@@ -28,9 +30,10 @@ import { selectWindowSpans } from '../src/core/code/spans';
 import { embedTexts } from '../src/core/embed/static';
 import { hybridScores } from '../src/core/hybrid';
 import { queryTerms } from '../src/core/retrieval/query';
-import { rankRun, runIndependentScores, runWindows } from '../src/core/run';
+import { MEASURED_CODE_ALPHA, retrievalPreset } from '../src/core/retrieval/presets';
+import { buildRun, rankRun, runIndependentScores, runWindows } from '../src/core/run';
 import { tokenize } from '../src/core/tokenize';
-import { droppedRepository, repositoryRun } from '../test/code-repository';
+import { droppedRepository, repositoryDocument, repositoryRun } from '../test/code-repository';
 import { loadDistilledFromDisk } from '../test/distilled';
 import {
   finalScores,
@@ -58,7 +61,15 @@ async function repository(markdownSections: boolean) {
     markdownSections ? withMarkdownSections : undefined,
   );
   const { files, graph, cover, windows } = repo;
-  const run = repositoryRun('semver', repo, loadDistilledFromDisk());
+  // As stored before the index kept scope names (the candidates' rows start from its BM25), and
+  // as the app stores it now (its default path, checked against the last rows).
+  const { codeScopes: _, ...unscoped } = repositoryDocument(
+    'semver',
+    repo,
+    loadDistilledFromDisk(),
+  );
+  const run = buildRun([unscoped]);
+  const runNow = repositoryRun('semver', repo, loadDistilledFromDisk());
   // The bench's candidates reweight the stored relation and counts themselves (one doc: the run's
   // concatenated relation is the document's own).
   const code = run.code!;
@@ -70,7 +81,19 @@ async function repository(markdownSections: boolean) {
   );
   const label = (i: number) =>
     `${files[lines[i].file].path}:${lines[i].first + 1}-${lines[i].last + 1}`;
-  return { files, graph, cover, windows, windowTexts, run, code, codeReferences, lines, label };
+  return {
+    files,
+    graph,
+    cover,
+    windows,
+    windowTexts,
+    run,
+    runNow,
+    code,
+    codeReferences,
+    lines,
+    label,
+  };
 }
 
 type Repo = Awaited<ReturnType<typeof repository>>;
@@ -91,8 +114,9 @@ function rowOf(
   candidate: string,
   independent: Float64Array,
   environment: Float64Array,
+  alpha = ALPHA,
 ): Row {
-  const final = finalScores(independent, environment, ALPHA);
+  const final = finalScores(independent, environment, alpha);
   repo.run.windows ??= runWindows(repo.run);
   const { selection } = selectWindowSpans(final, repo.run.windows, {
     maxWindows: TOP,
@@ -183,7 +207,7 @@ async function main() {
       walkEnvironment(weightByReferences(md.code, md.codeReferences), bm25),
     ),
   );
-  add('walk w^2 (the app default now)', bm25, powerWeights(walk, 2));
+  add('walk w^2 (the default before scope names)', bm25, powerWeights(walk, 2));
   add('walk w^3', bm25, powerWeights(walk, 3));
   add('seeds from parsed files', bm25, walk, parsedOnly(bm25));
   add('scope names', bm25Scoped);
@@ -195,6 +219,43 @@ async function main() {
   add('hybrid, scope names', hybridScoped);
   add('hybrid, scope names, walk w^2', hybridScoped, powerWeights(walk, 2));
   add('hybrid, scope names, seeds from parsed files', hybridScoped, walk, parsedOnly(hybridScoped));
+  // Third round: the scope names as the index stores them, with alpha.
+  const envScoped = walkEnvironment(powerWeights(walk, 2), bm25Scoped);
+  rows.push(rowOf(repo, 'walk w^2, alpha 1', bm25, env, 1));
+  for (const alpha of [0.75, 1, 1.5]) {
+    const name = `scope names, walk w^2, alpha ${alpha}${alpha === MEASURED_CODE_ALPHA ? ' (the app default now)' : ''}`;
+    rows.push(rowOf(repo, name, bm25Scoped, envScoped, alpha));
+  }
+  // The app's path now (stored scope names, the measured preset) must give that row's scores.
+  const preset = retrievalPreset('code');
+  const now = rankRun(repo.runNow, runIndependentScores(repo.runNow, { tokens }, 'bm25'), {
+    alpha: preset.alpha,
+    wRel: preset.wRel,
+    relations: preset.relations,
+    budget: Infinity,
+    maxSelected: TOP,
+    mergeWindows: true,
+  });
+  const benchNow = finalScores(bm25Scoped, envScoped, preset.alpha);
+  const nowReproduced = benchNow.every((x, i) => Math.abs(x - now.scores.final[i]) < 1e-9);
+  if (!nowReproduced) throw new Error('the scope-names rows do not reproduce the app path now');
+  // The profile: the windows that rank above Range.test before and now.
+  const top = (ind: Float64Array, env: Float64Array, alpha: number) => {
+    const final = finalScores(ind, env, alpha);
+    return Array.from(final.keys())
+      .sort((a, b) => final[b] - final[a] || a - b)
+      .slice(0, 16)
+      .map((i) => ({
+        label: repo.label(i),
+        independent: ind[i],
+        environment: env[i],
+        final: final[i],
+      }));
+  };
+  const profile = {
+    before: top(bm25, env, ALPHA),
+    now: top(bm25Scoped, envScoped, preset.alpha),
+  };
 
   // Why the walk misses the call: the transition row of satisfies.js's window, as the walk was
   // before (reference-weighted) and squared, and how many windows outscore Range.test on words.
@@ -228,6 +289,8 @@ async function main() {
     tokens,
     windows: repo.run.size,
     appPathReproduced: same,
+    appPathNowReproduced: nowReproduced,
+    profile,
     satisfiesRow,
     bm25Above075,
     rows,

@@ -238,7 +238,7 @@ test('a completion at a cursor line: windows ranked with the code relation, the 
   expect(await table.locator('tbody tr').count()).toBeGreaterThan(2);
   // The viewer moved to the window's file and marks it with its three scores.
   await expect(code().locator('.code-mark__button[aria-pressed="true"]')).toContainText(
-    /\d\.\d{3} \+ 0\.500×\d\.\d{3} = \d\.\d{3}/,
+    /\d\.\d{3} \+ 1\.000×\d\.\d{3} = \d\.\d{3}/,
   );
 
   const axe = await new AxeBuilder({ page }).include('[data-testid="code-view"]').analyze();

@@ -9,6 +9,7 @@ import { coverWindows, type WindowCover } from '../src/core/code/cover';
 import { buildCodeGraph, type CodeFile, type CodeGraph } from '../src/core/code/graph';
 import { fileText, layoutRepository, repositoryWindows } from '../src/core/code/layout';
 import { windowReferenceCounts } from '../src/core/code/references';
+import { windowScopeNames } from '../src/core/code/scopes';
 import { summaryCodeRelationMatrix } from '../src/core/code/summary';
 import { embedTexts, type StaticModel } from '../src/core/embed/static';
 import { buildRun, type Run, type RunDocumentIndex } from '../src/core/run';
@@ -123,8 +124,8 @@ export async function droppedRepository(
 
 /**
  * One parsed repository as the index worker stores it for retrieval: its windows, Eq. 8's
- * summarised code relation, the windows' reference counts and, given a `model`, the static
- * vectors of its windows.
+ * summarised code relation, the windows' reference counts and scope names and, given a `model`,
+ * the static vectors of its windows.
  */
 export function repositoryDocument(
   docId: string,
@@ -142,6 +143,7 @@ export function repositoryDocument(
     labels: repo.fragments.map((f) => f.label ?? ''),
     code: summaryCodeRelationMatrix(repo.graph, repo.cover),
     codeReferences: windowReferenceCounts(repo.files, repo.windows, repo.graph),
+    codeScopes: windowScopeNames(repo.graph, repo.cover),
     ...(model
       ? {
           vectors: embedTexts(

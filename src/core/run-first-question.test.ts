@@ -1,7 +1,7 @@
 /**
  * The first question's path on a real repository (this folder's code, parsed with tree-sitter,
  * its code relation and reference counts built as the index worker builds them), held to the
- * path it replaced: BM25 over each window tokenized whole, and the multi-hop relation's graph,
+ * path it replaced: BM25 over each window tokenized whole (with its scope names), and the multi-hop relation's graph,
  * walk and contributions as first written (relations/ppr-reference.ts). Rankings, scores,
  * selections and explanations must be identical, for the first question and for re-ranks that
  * reuse the cached relation.
@@ -35,8 +35,13 @@ describe('the first question on a real repository, against the path it replaced'
     ];
     const run = buildRun([doc]);
     // The old BM25: each window tokenized whole.
+    // Each window tokenized whole, with its stored scope names (code/scopes.ts).
+    expect(doc.codeScopes).toHaveLength(n);
     const oldIndex = buildBm25Index(
-      Array.from({ length: n }, (_, i) => tokenize(doc.source.slice(doc.starts[i], doc.ends[i]))),
+      Array.from({ length: n }, (_, i) => [
+        ...tokenize(doc.source.slice(doc.starts[i], doc.ends[i])),
+        ...tokenize(doc.codeScopes![i]),
+      ]),
     );
     // The old multi-hop graph over the code relation as the walk weights it (run.ts, 'ppr').
     const oldGraph = pprGraphReference([0, n], [walkWeights(doc.code!, doc.codeReferences!)], {

@@ -30,6 +30,7 @@ import { pprGraph, pprRelation } from './relations/ppr';
 import { sectionIds, sectionRelation } from './relations/section';
 import { RELATION_KINDS, type RelationKind } from './relations/kinds';
 import { fragmentPieces } from './fragment-tokens';
+import { tokenize } from './tokenize';
 import type { CsrMatrix, Explanation, Relation, ScoreSet, Selection, VectorSet } from './types';
 import { cosineScores } from './vectors';
 
@@ -54,6 +55,12 @@ export interface RunDocumentIndex {
    * repository indexed before they were stored (its multi-hop walk is then unweighted).
    */
   codeReferences?: Float32Array;
+  /**
+   * Each window's scope names (code/scopes.ts), stored beside the code relation and read by BM25
+   * with the window's text; absent for a repository indexed before they were stored (BM25 then
+   * reads the text alone, as it did).
+   */
+  codeScopes?: readonly string[];
 }
 
 export type ScoringMode = 'dense' | 'bm25' | 'hybrid';
@@ -68,6 +75,8 @@ export interface Run {
     count: number;
     /** A repository whose multi-hop walk weights edges by reference counts. */
     referenceWeighted?: boolean;
+    /** A repository whose windows BM25 reads with their stored scope names (code/scopes.ts). */
+    scopeNames?: boolean;
   }[];
   /** Document boundaries: fragments [segments[d], segments[d + 1]) belong to document d. */
   segments: Uint32Array;
@@ -90,6 +99,11 @@ export interface Run {
   pprCode: CsrMatrix | null;
   /** BM25 index over the run's fragments, built on first use (IDF spans the whole run). */
   bm25: Bm25Index | null;
+  /**
+   * Per document: its windows' scope names (code/scopes.ts), which BM25 reads with each window's
+   * text, or null (a book, or a repository stored without them).
+   */
+  scopeNames: (readonly string[] | null)[];
   /** Source text of each document, in run order. */
   sources: readonly string[];
   /**
@@ -125,7 +139,9 @@ export function buildRun(docs: readonly RunDocumentIndex[]): Run {
       name: doc.name,
       offset: segments[d],
       count: segments[d + 1] - segments[d],
-      ...(doc.code ? { referenceWeighted: referenceWeighted(doc) } : {}),
+      ...(doc.code
+        ? { referenceWeighted: referenceWeighted(doc), scopeNames: scopeNamesFit(doc) }
+        : {}),
     })),
     segments,
     size,
@@ -142,8 +158,14 @@ export function buildRun(docs: readonly RunDocumentIndex[]): Run {
         )
       : null,
     bm25: null,
+    scopeNames: docs.map((d) => (scopeNamesFit(d) ? d.codeScopes! : null)),
     sources: docs.map((d) => d.source),
   };
+}
+
+/** Whether a repository's stored scope names fit its windows. */
+function scopeNamesFit(doc: RunDocumentIndex): boolean {
+  return !!doc.codeScopes && doc.codeScopes.length === doc.starts.length;
 }
 
 /** Whether a repository's stored reference counts fit its code relation. */
@@ -223,9 +245,16 @@ export function runBm25(run: Run): Bm25Index {
       );
       const base = pieces.length;
       for (const piece of own.pieces) pieces.push(piece);
+      const scopes = run.scopeNames[d] ?? null;
       for (let i = from; i < to; i++) {
         for (let k = own.pieceStart[i - from]; k < own.pieceStart[i - from + 1]; k++) {
           pieceIds.push(base + own.pieceIds[k]);
+        }
+        // A window's scope names are one more piece of it (BM25 counts a fragment's pieces).
+        const names = scopes?.[i - from];
+        if (names) {
+          pieceIds.push(pieces.length);
+          pieces.push(tokenize(names));
         }
         pieceStart[i + 1] = pieceIds.length;
       }

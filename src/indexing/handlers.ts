@@ -83,7 +83,7 @@ export function createIndexHandlers(deps: IndexDependencies) {
         vectors: r.vectors,
         embedderId: r.embedderId,
         semantic: r.semantic,
-        code: { matrix: r.code, references: r.codeReferences },
+        code: { matrix: r.code, references: r.codeReferences, scopes: r.codeScopes },
         parses: r.parses,
         parsesChars: r.parsesChars,
       });

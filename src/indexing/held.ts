@@ -27,7 +27,7 @@ export interface HeldParts {
   vectors: VectorSet;
   embedderId: string;
   semantic: CsrMatrix;
-  code?: { matrix: CsrMatrix; references: Float32Array };
+  code?: { matrix: CsrMatrix; references: Float32Array; scopes: string[] };
   parses?: FileParse[];
   /** The parses' size as JSON, in characters, when known (the store need not measure it). */
   parsesChars?: number;
@@ -99,6 +99,7 @@ export async function storeHeld(
                 params: req.codeParams,
                 matrix: code.matrix,
                 references: code.references,
+                scopes: code.scopes,
               },
             ]
           : []),

@@ -25,6 +25,7 @@ import type { WindowCover } from '../core/code/cover';
 import { fileText, repositoryWindows } from '../core/code/layout';
 import { defaultCodeRelationOptions, type CodeRelationOptions } from '../core/code/options';
 import { windowReferenceCounts } from '../core/code/references';
+import { windowScopeNames } from '../core/code/scopes';
 import {
   summaryCodeRelationMatrix,
   summaryCodeRelationState,
@@ -243,6 +244,8 @@ export async function indexRepository(
   const { graph, cover } = graphOf(fileTexts, parsed.syntax, windows, ctx.progress);
   // Reference counts for the weighted multi-hop walk.
   const codeReferences = windowReferenceCounts(fileTexts, windows, graph);
+  // Scope names, which BM25 reads with each window (the retrieval worker has no syntax).
+  const codeScopes = windowScopeNames(graph, cover);
   const t5 = performance.now();
 
   // One 'relate' stage for both relations: the code relation's windows, then the semantic one's.
@@ -311,6 +314,7 @@ export async function indexRepository(
     code,
     codeParams,
     codeReferences,
+    codeScopes,
     // Capped so the stored record stays under Chromium's IndexedDB value limit (src/ingest/reindex.ts).
     ...(({ parses, chars }) => ({ parses, parsesChars: chars }))(parsesToStore(parsed.parses)),
     report,
@@ -356,6 +360,7 @@ export async function relateCode(
     index.windows,
     index.graph,
   );
+  const codeScopes = windowScopeNames(index.graph, index.cover);
   ctx.transfer(buffersOf(code.rowPtr, code.col, code.weight, codeReferences));
-  return { code, codeParams, codeReferences, relateMs: performance.now() - t0 };
+  return { code, codeParams, codeReferences, codeScopes, relateMs: performance.now() - t0 };
 }

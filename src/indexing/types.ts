@@ -215,6 +215,8 @@ export type IndexRepositoryResult =
       codeParams: CodeRelationOptions;
       /** refs[j] per window, stored beside the code relation (core/code/references.ts). */
       codeReferences: Float32Array;
+      /** Each window's scope names, stored beside the code relation (core/code/scopes.ts). */
+      codeScopes: string[];
       /** Every file's parse, for the library to keep (the next re-index reuses them). */
       parses: FileParse[];
       /** Their size as JSON, in characters (measured while capping them). */
@@ -280,6 +282,7 @@ export interface IndexApi {
       code: CsrMatrix;
       codeParams: CodeRelationOptions;
       codeReferences: Float32Array;
+      codeScopes: string[];
       relateMs: number;
     };
   };

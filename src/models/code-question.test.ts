@@ -6,16 +6,18 @@
  * `rankRun` with the code defaults (the `ppr` walk, alpha 0.5, the top 10 windows merged).
  *
  * "How does a range check whether a version satisfies it?" is answered by functions/satisfies.js
- * and by `Range.test` (classes/range.js line 196), which satisfies() calls. Range.test shares one
- * word with the question ("check" is "test" in the code), so it can only come in along the call:
- * the walk follows the code edges squared (core/code/references.ts, walkWeights), so the call
- * carries the caller's walk rather than the many weak directory-level weights of its row.
+ * and by `Range.test` (classes/range.js line 196), which satisfies() calls. Range.test's body
+ * shares one word with the question ("version"; "check" is "test" in the code), so it comes in
+ * along the call and by its scope: the walk follows the code edges squared (core/code/references.ts,
+ * walkWeights), so the call carries the caller's walk, and BM25 reads each window with the names
+ * of the class and method it lies in (core/code/scopes.ts), so the body also says "Range".
  */
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { windowLineRanges } from '../core/code/references';
 import { embedTexts } from '../core/embed/static';
 import { queryTerms } from '../core/retrieval/query';
+import { retrievalPreset } from '../core/retrieval/presets';
 import { rankRun, runIndependentScores, type Run, type ScoringMode } from '../core/run';
 import { droppedRepository, repositoryRun } from '../../test/code-repository';
 import { loadDistilledFromDisk } from '../../test/distilled';
@@ -46,10 +48,12 @@ function ask(scoring: ScoringMode) {
   // The retrieval worker embeds the question's content words (workers/retrieval.worker.ts).
   const vector =
     scoring === 'bm25' ? undefined : embedTexts(loadDistilledFromDisk(), [tokens.join(' ')]).data;
+  // The app's code defaults (the code view's settings for a dropped repository).
+  const code = retrievalPreset('code');
   const ranked = rankRun(run, runIndependentScores(run, { tokens, vector }, scoring), {
-    alpha: 0.5,
-    wRel: 0.3,
-    relations: ['ppr'],
+    alpha: code.alpha,
+    wRel: code.wRel,
+    relations: code.relations,
     budget: Infinity,
     listed: 40,
     maxSelected: 10,
@@ -65,11 +69,13 @@ function ask(scoring: ScoringMode) {
 }
 
 describe('semver: "How does a range check whether a version satisfies it?"', () => {
-  it('BM25 (the code default): selects satisfies.js and lists Range.test among the 40', () => {
+  it('the code defaults (BM25 and the walk) select satisfies.js and Range.test', () => {
+    expect(retrievalPreset('code').scoring).toBe('bm25');
     const r = ask('bm25');
     expect(r.selected.some((l) => l.startsWith('functions/satisfies.js:'))).toBe(true);
-    // Its windows ranked 52 and 62 when the walk followed the edges unsquared.
-    expect(r.rangeTestRank).toBeLessThanOrEqual(40);
+    // Listed (ranks 33 and 35) but not selected before BM25 read the scope names; 52 and 62 when
+    // the walk followed the edges unsquared.
+    expect(r.rangeTestSelected).toBe(true);
   });
 
   it('hybrid with the distilled vectors: selects Range.test, which satisfies() calls', () => {

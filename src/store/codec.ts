@@ -162,6 +162,8 @@ export interface RelationInput {
   matrix?: CsrMatrix;
   /** One value per fragment (the code relation's reference counts, RelationRecord.references). */
   references?: Float32Array;
+  /** One string per fragment (the code relation's scope names, RelationRecord.scopes). */
+  scopes?: readonly string[];
 }
 
 /** A stored relation, read back. `matrix` is absent for implicit relations. */
@@ -172,6 +174,7 @@ export interface StoredRelation {
   size: number;
   matrix?: CsrMatrix;
   references?: Float32Array;
+  scopes?: string[];
 }
 
 function checkCsr(where: string, m: CsrMatrix): void {
@@ -197,6 +200,11 @@ export function encodeRelation(docId: string, input: RelationInput): RelationRec
       `FragRel store: relation ${where} has ${input.references.length} reference counts for ${size} fragments.`,
     );
   }
+  if (input.scopes && input.scopes.length !== size) {
+    throw new Error(
+      `FragRel store: relation ${where} has ${input.scopes.length} scope names for ${size} fragments.`,
+    );
+  }
   return {
     docId,
     kind: input.kind,
@@ -212,6 +220,7 @@ export function encodeRelation(docId: string, input: RelationInput): RelationRec
         }
       : null,
     ...(input.references ? { references: storableBuffer(input.references) } : {}),
+    ...(input.scopes ? { scopes: [...input.scopes] } : {}),
   };
 }
 
@@ -239,6 +248,14 @@ export function decodeRelation(record: RelationRecord | undefined): StoredRelati
   // Damaged counts are dropped, not the relation: retrieval then walks unweighted edges.
   if (record.references && holds(record.references, record.size, 4)) {
     out.references = new Float32Array(record.references);
+  }
+  // Likewise scope names that do not fit: BM25 then reads the windows' text alone.
+  if (
+    Array.isArray(record.scopes) &&
+    record.scopes.length === record.size &&
+    record.scopes.every((x) => typeof x === 'string')
+  ) {
+    out.scopes = record.scopes;
   }
   return out;
 }
@@ -315,6 +332,7 @@ export function relationBytes(record: RelationRecord | undefined): number {
   const csr = record.csr;
   const buffers =
     (csr ? csr.rowPtr.byteLength + csr.col.byteLength + csr.weight.byteLength : 0) +
-    (record.references?.byteLength ?? 0);
+    (record.references?.byteLength ?? 0) +
+    (record.scopes ?? []).reduce((n, x) => n + textBytes(x), 0);
   return buffers + textBytes(record.paramsKey);
 }

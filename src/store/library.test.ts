@@ -469,6 +469,43 @@ describe('relations by parameters', () => {
     expect((await library.getRelation('a', 'code', key))!.matrix).toBeDefined();
   });
 
+  it('stores a code relation’s scope names beside it; a record without them loads without', async () => {
+    await library.saveIndexedDocument(sampleDocument('a', { count: 10 }));
+    const scopes = Array.from({ length: 10 }, (_, j) => (j % 3 === 0 ? '' : `Range test${j}`));
+    const params = { threshold: 0.01 };
+    const key = relationParamsKey(params);
+    await library.putRelation({
+      docId: 'a',
+      kind: 'code',
+      params,
+      matrix: sampleCsr(10),
+      references: new Float32Array(10),
+      scopes,
+    });
+    const index = (await library.loadDocumentIndex('a', 'glove-100d'))!;
+    expect(index.relations.find((r) => r.kind === 'code')!.scopes).toEqual(scopes);
+    // A record from before scope names were stored, or with names that do not fit: the rest
+    // loads (BM25 then reads the windows' text alone, core/run.ts).
+    const record = (await library.db.get('relations', ['a', 'code', key]))!;
+    await library.db.put('relations', { ...record, scopes: undefined });
+    const old = (await library.getRelation('a', 'code', key))!;
+    expect(old.scopes).toBeUndefined();
+    expect(old.references).toHaveLength(10);
+    expect(old.matrix!.size).toBe(10);
+    await library.db.put('relations', { ...record, scopes: ['Range'] });
+    expect((await library.getRelation('a', 'code', key))!.scopes).toBeUndefined();
+    await expect(
+      (async () =>
+        library.putRelation({
+          docId: 'a',
+          kind: 'code',
+          params,
+          matrix: sampleCsr(10),
+          scopes: ['Range'],
+        }))(),
+    ).rejects.toThrow(/1 scope names for 10 fragments/);
+  });
+
   it('stores implicit relations as parameters only', async () => {
     await library.saveIndexedDocument(sampleDocument('a', { count: 10 }));
     const stored = await library.putRelation({

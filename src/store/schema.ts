@@ -173,6 +173,12 @@ export interface RelationRecord {
    * lack it and retrieval falls back to the unweighted multi-hop walk.
    */
   references?: ArrayBuffer;
+  /**
+   * The code relation's scope names, one string per fragment (core/code/scopes.ts), which BM25
+   * reads with each window. Optional, so no migration: a record written before them lacks them
+   * and BM25 reads the windows' text alone.
+   */
+  scopes?: string[];
 }
 
 export interface SettingRecord {

@@ -245,6 +245,11 @@ describe('LibraryService with repositories', () => {
     );
     expect(related.some((l) => l.startsWith('lib/parse.js:'))).toBe(true);
     expect(m.rowPtr[caller + 1] - m.rowPtr[caller]).toBeLessThanOrEqual(256);
+    // Each window's scope names are stored beside the relation (core/code/scopes.ts): a window
+    // deep inside parse() (lines 356-1338 of picomatch 4's lib/parse.js) is named by it.
+    expect(code.scopes).toHaveLength(doc.fragmentCount);
+    const inParse = labels.indexOf('lib/parse.js:601-620');
+    expect(code.scopes![inParse].split(' ')).toContain('parse');
 
     // The fragment size does not apply to repositories; a missing code relation is rebuilt alone.
     const small: IndexSettings = { ...defaultIndexSettings, wordsPerFragment: 200 };
@@ -263,6 +268,8 @@ describe('LibraryService with repositories', () => {
     const rebuilt = (await library.loadDocumentIndex(doc.id, STATIC_EMBEDDER_ID))!;
     const again = rebuilt.relations.find((r) => r.kind === 'code')!.matrix!;
     expect([...again.col]).toEqual([...m.col]);
+    // Rebuilt with the relation, the same scope names.
+    expect(rebuilt.relations.find((r) => r.kind === 'code')!.scopes).toEqual(code.scopes);
     expect(await service.staleness(doc, defaultIndexSettings)).toBe('fresh');
 
     // The same repository again is refused, with its report.

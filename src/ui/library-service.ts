@@ -392,6 +392,7 @@ export class LibraryService {
         params: codeRelationParams(r.codeParams),
         matrix: r.code,
         references: r.codeReferences,
+        scopes: r.codeScopes,
       });
       // The vectors or the semantic relation may be stale too.
       await this.refresh(doc, settings, job);

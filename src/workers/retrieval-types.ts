@@ -65,6 +65,11 @@ export interface RunDocument {
    * indexed before they were stored, so the walk is unweighted; core/code/references.ts).
    */
   referenceWeighted?: boolean;
+  /**
+   * A repository: whether BM25 reads its windows with their scope names (false: indexed before
+   * they were stored, so BM25 reads the windows' text alone; core/code/scopes.ts).
+   */
+  scopeNames?: boolean;
 }
 
 /**

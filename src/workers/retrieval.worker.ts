@@ -168,6 +168,8 @@ async function loadDocument(
     code,
     // Reference counts: absent for repositories indexed before they were stored.
     ...(codeRelation?.references ? { codeReferences: codeRelation.references } : {}),
+    // Scope names: absent for repositories indexed before they were stored.
+    ...(codeRelation?.scopes ? { codeScopes: codeRelation.scopes } : {}),
   };
 }
 

@@ -6,7 +6,7 @@
  * windows and their three scores, the ranked windows, and for a window the graph neighbourhood
  * that produced its code-relation environment score.
  *
- * Code runs use their own settings (settings.ts): BM25, the code relation, alpha 0.5, the top
+ * Code runs use their own settings (settings.ts): BM25, the code relation, alpha 1, the top
  * 10 windows. A completion's query is the 20 lines before the cursor; the windows around the
  * cursor are kept out of the ranking; the prompt is RepoCoder's layout (useCompletion.ts).
  */

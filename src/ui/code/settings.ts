@@ -2,11 +2,12 @@
  * @file Retrieval settings for repositories (DESIGN.md section 2, "Defaults by text type"): BM25
  * independent scores (dense optional), the multi-hop relation over the code-structure edges
  * weighted by reference counts (measured best on RepoEval, bench/repoeval.ts; the paper's code relation is
- * one click away), alpha 0.5,
+ * one click away), alpha 1,
  * the top 10 windows. Kept apart from the book settings, under their own key in the library.
  */
 import { codeRelationKinds } from '../../core/relations/kinds';
 import { defaultsByTextKind } from '../../core/options';
+import { MEASURED_CODE_ALPHA } from '../../core/retrieval/presets';
 import type { RelationKind, RetrievalSettings, ScoringMode } from '../../workers/retrieval-types';
 
 export interface CodeSettings {
@@ -23,7 +24,8 @@ export interface CodeSettings {
 export const CODE_SETTINGS_KEY = 'code-retrieval';
 
 export const defaultCodeSettings: Readonly<CodeSettings> = Object.freeze<CodeSettings>({
-  alpha: defaultsByTextKind.code.alpha,
+  // The measured preset's alpha (core/retrieval/presets.ts), not the paper's 0.5.
+  alpha: MEASURED_CODE_ALPHA,
   wRel: defaultsByTextKind.code.wRel,
   scoring: 'bm25',
   // The multi-hop relation over the code relation's edges, weighted by the reference counts the

@@ -25,21 +25,29 @@ export function matchingCodePreset(settings: CodeSettings): RetrievalPreset | nu
 export function codePresetNote(
   settings: CodeSettings,
   documents: readonly RunDocument[] | null,
-): { why: string; weighted: string | null; fallback: string | null } {
+): { why: string; weighted: string | null; fallback: string | null; unscoped: string | null } {
   const on = matchingCodePreset(settings);
   const why = on ? on.why : 'Custom settings: a knob was moved away from both presets.';
-  if (!settings.relations.includes('ppr') || !documents)
-    return { why, weighted: null, fallback: null };
   const names = (ds: readonly RunDocument[]) => ds.map((d) => `“${d.name}”`).join(', ');
+  const withoutScopes =
+    settings.scoring === 'dense' ? [] : (documents ?? []).filter((d) => d.scopeNames === false);
+  const unscoped = withoutScopes.length
+    ? `${names(withoutScopes)} ${withoutScopes.length === 1 ? 'was' : 'were'} indexed before ` +
+      'scope names were stored, so BM25 reads its windows without the names of the class and ' +
+      'function they lie in. Remove and add it again for them.'
+    : null;
+  if (!settings.relations.includes('ppr') || !documents)
+    return { why, weighted: null, fallback: null, unscoped };
   const fresh = documents.filter((d) => d.referenceWeighted === true);
   const weighted = fresh.length
     ? `${names(fresh)}: the walk weights each edge by the reference counts stored when it was indexed.`
     : null;
   const old = documents.filter((d) => d.referenceWeighted === false);
-  if (old.length === 0) return { why, weighted, fallback: null };
+  if (old.length === 0) return { why, weighted, fallback: null, unscoped };
   return {
     why,
     weighted,
+    unscoped,
     fallback:
       `${names(old)} ${old.length === 1 ? 'was' : 'were'} indexed before reference counts ` +
       'were stored, so the multi-hop walk there uses the unweighted code edges (RepoEval ' +
@@ -59,7 +67,7 @@ export function CodePresetNote({
   onChange: (next: CodeSettings) => void;
 }) {
   const on = matchingCodePreset(settings);
-  const { why, weighted, fallback } = codePresetNote(settings, documents);
+  const { why, weighted, fallback, unscoped } = codePresetNote(settings, documents);
   const apply = (id: PresetId) => {
     const p = retrievalPreset('code', id);
     onChange({ ...settings, alpha: p.alpha, scoring: p.scoring, relations: [...p.relations] });
@@ -89,6 +97,11 @@ export function CodePresetNote({
       {fallback && (
         <p className="hint" role="note" data-testid="code-preset-fallback">
           {fallback}
+        </p>
+      )}
+      {unscoped && (
+        <p className="hint" role="note" data-testid="code-preset-unscoped">
+          {unscoped}
         </p>
       )}
     </div>
