@@ -29,9 +29,10 @@
  * `$FRAGREL_PIP` (default `python3 -m pip`) and the Python that creates the tools' virtual
  * environments is `$FRAGREL_PYTHON` (default `python3`), so tests can point them at fakes.
  *
- * Usage: `npm run models` (the default set: MiniLM and SmolLM2), `npm run models -- --all`
- * (also the optional Gemma 3 270M base model), `npm run models -- --only SmolLM2-135M-Instruct`,
- * `npm run models -- --print-dir` (print the hub folder and exit).
+ * Usage: `npm run models` (the default set: MiniLM, SmolLM2 and its ONNX form),
+ * `npm run models -- --all` (also the optional Gemma 3 270M base model),
+ * `npm run models -- --only SmolLM2-135M-Instruct-ONNX` (that model and the one it is converted
+ * from), `npm run models -- --print-dir` (print the hub folder and exit).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
