@@ -6,20 +6,20 @@
  * - tokenizer.json (rebuilt from the GGUF's vocabulary and merges) gives llama.cpp's token ids on
  *   3,000 words of Alice, numbers, punctuation, accents, CJK, emoji, code and a ChatML prompt;
  * - tokenizer_config.json's chat template is the GGUF's, and renders the same text;
- * - the ONNX decoder's next-token distribution matches llama.cpp's along llama.cpp's greedy path
+ * - the ONNX decoder's next-token probabilities match llama.cpp's along llama.cpp's greedy path
  *   (32 tokens after two short chat prompts and one of about 1,000 tokens: far positions exercise
  *   the rotary embedding and the KV cache), and through transformers.js, as the app's engine runs
  *   it, it writes llama.cpp's greedy answers.
  *
  * Why not token-for-token greedy equality everywhere: llama.cpp multiplies Q4_1 weights with
  * activations it first rounds to 8 bits (its Q8_1 blocks), while the ONNX file holds the Q4_1
- * values dequantised (stored as float16: measured against a float32 conversion, the logits move by
- * about 0.003). The two disagree by a few hundredths of a nat on most tokens and up to about 0.3
- * on a few, so where llama.cpp's top two tokens are nearly tied the greedy choice can differ (the
+ * values dequantised (stored as float16: against a float32 conversion the logits move by at most
+ * 0.023, BENCHMARKS.md). The two disagree by a few hundredths of a nat on most tokens and up to
+ * about 0.3 on a few, so where llama.cpp's top two tokens are nearly tied the greedy choice can differ (the
  * first token after the France prompt without a system message: llama.cpp "L" at p 0.157 against
  * "The" at 0.123; the ONNX decoder puts "The" first by 0.08 logits). The tests therefore compare
- * probabilities on every step and greedy choices where llama.cpp's choice is clear (its top token
- * more than e^0.5 = 1.65 times as likely as the second).
+ * the chosen token's probability on every step, and greedy choices where the ONNX decoder's top
+ * token leads its second by more than 0.6 nats, more than the two engines may disagree by.
  *
  * The files are loaded through the local hub mirror, by the hub id the app's catalogue names, so
  * this is the layout the browser loads.
@@ -152,11 +152,11 @@ describe('the ONNX tokenizer converted from the SmolLM2 GGUF', () => {
 
 interface NativeStep {
   token: number;
-  /** llama.cpp's probabilities after the step, most likely first (its top few). */
-  probabilities: Map<number, number>;
+  /** llama.cpp's probability of the token it chose. */
+  confidence: number;
 }
 
-/** llama.cpp's greedy path after `prompt` at temperature 0, with its probabilities at each step
+/** llama.cpp's greedy path after `prompt` at temperature 0, with the chosen token's probability
  * (remembered: both tests walk the same paths). */
 const nativePaths = new Map<string, Promise<NativeStep[]>>();
 function nativeGreedy(prompt: number[], count: number): Promise<NativeStep[]> {
@@ -171,9 +171,9 @@ async function walkNative(prompt: number[], count: number): Promise<NativeStep[]
     const out: NativeStep[] = [];
     const steps = context
       .getSequence()
-      .evaluateWithMetadata(prompt as never, { probabilities: true }, { temperature: 0 });
+      .evaluateWithMetadata(prompt as never, { confidence: true }, { temperature: 0 });
     for await (const step of steps) {
-      out.push({ token: step.token, probabilities: step.probabilities as Map<number, number> });
+      out.push({ token: step.token, confidence: step.confidence });
       if (native.isEogToken(step.token) || out.length >= count) break;
     }
     return out;
@@ -250,8 +250,15 @@ async function onnxLogProbsAlong(prompt: number[], path: number[]): Promise<Floa
   return out;
 }
 
-const argmax = (values: Float32Array) =>
-  values.reduce((best, v, i) => (v > values[best] ? i : best), 0);
+/** The indices of the two largest values. */
+function top2(values: Float32Array): [number, number] {
+  let [first, second] = values[0] >= values[1] ? [0, 1] : [1, 0];
+  for (let i = 2; i < values.length; i++) {
+    if (values[i] > values[first]) [first, second] = [i, first];
+    else if (values[i] > values[second]) second = i;
+  }
+  return [first, second];
+}
 
 const prompts = () => ({
   // No system message: the template adds its own ("You are a helpful AI assistant named SmolLM").
@@ -276,21 +283,23 @@ describe('the ONNX decoder converted from the SmolLM2 GGUF', () => {
       const path = steps.map((s) => s.token);
       const ours = await onnxLogProbsAlong(prompt, path);
       steps.forEach((step, i) => {
-        const [[top, p1], [, p2]] = [...step.probabilities.entries()];
-        expect(top).toBe(step.token);
         // The same distribution: llama.cpp's chosen token is as likely under the ONNX weights.
-        const gap = Math.abs(ours[i][step.token] - Math.log(p1));
+        const gap = Math.abs(ours[i][step.token] - Math.log(step.confidence));
         gaps.push(gap);
         expect(gap, `${name} step ${i}`).toBeLessThan(0.4);
-        // Where llama.cpp's choice is clear, the ONNX decoder makes the same greedy choice.
-        if (Math.log(p1 / p2) > 0.5) {
+        // Where the ONNX decoder's top token leads its second by more than 0.6 (beyond the 0.4
+        // the engines may disagree by), llama.cpp made the same greedy choice.
+        const [first, second] = top2(ours[i]);
+        if (ours[i][first] - ours[i][second] > 0.6) {
           clear++;
-          expect(argmax(ours[i]), `${name} step ${i}`).toBe(step.token);
+          expect(first, `${name} step ${i}`).toBe(step.token);
         }
       });
     }
+    gaps.sort((a, b) => a - b);
     expect(gaps.reduce((a, b) => a + b, 0) / gaps.length).toBeLessThan(0.06);
-    // Most steps are clear ones (measured: 52 of 71), so the greedy check is not vacuous.
+    // Most steps are clear ones (measured: 58 of 71), so the greedy check is not vacuous. Measured
+    // gaps: median 0.014, mean 0.041, largest 0.31.
     expect(clear).toBeGreaterThan(40);
   }, 240_000);
 
