@@ -44,6 +44,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  readdirSync,
   renameSync,
   rmSync,
   statSync,
@@ -310,6 +311,9 @@ export async function fetchModels(options = {}) {
   }
   // A failed run leaves the tool's folder; the next conversion empties it first.
   for (const out of conversions.values()) rmSync(out, { recursive: true, force: true });
+  if (conversions.size && !readdirSync(join(cache, 'convert')).length) {
+    rmSync(join(cache, 'convert'), { recursive: true });
+  }
   return { cache, hub, files: summary };
 }
 

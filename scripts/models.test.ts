@@ -317,7 +317,7 @@ writeFileSync(out + '/config.json', JSON.stringify({ weights: value }));
         'f16',
       ],
     ]);
-    expect(existsSync(join(dir, 'cache/convert/fake-convert'))).toBe(false);
+    expect(existsSync(join(dir, 'cache/convert'))).toBe(false);
 
     // A damaged converted file: converted again in the same venv, nothing installed again.
     writeFileSync(join(hub, 'org/tiny-onnx/resolve/main/onnx/model.onnx'), 'half');
