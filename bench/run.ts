@@ -24,6 +24,7 @@ import { machine, writeResults } from './results-file';
 import { speedSection } from './speed';
 import { parquetExportSection } from './parquet-export';
 import { firstAnswerSection } from './first-answer';
+import { onnxStorageSection } from './onnx-storage';
 
 export interface BenchSection {
   name: string;
@@ -61,6 +62,7 @@ const sections: BenchSection[] = [
   parquetExportSection,
   answerKneeSection,
   firstAnswerSection,
+  onnxStorageSection,
 ];
 
 async function main() {

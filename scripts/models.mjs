@@ -13,17 +13,26 @@
  *   4. copies the files that come from ../shared/models (the real MiniLM tokenizer) the same way,
  *   5. derives the files marked `requantise` from a file fetched before them (requantise-gguf.mjs:
  *      SmolLM2 as Q8_0, which llama.cpp's WebAssembly build reads with SIMD) and checks their
- *      sha256 like the others.
+ *      sha256 like the others,
+ *   6. derives the files marked `convert` with a Python tool from the manifest's `tools` (SmolLM2's
+ *      Q4_1 GGUF written as an ONNX decoder by scripts/gguf-to-onnx.py, which ONNX Runtime Web
+ *      reads several times faster than wasm llama.cpp): the tool runs in a virtual environment
+ *      `<cache>/venv-{tool}` with the tool's exact pinned packages (created once, reused while
+ *      the pins are the same), and every file it writes is checked against its pinned sha256
+ *      (the conversion is deterministic). A model whose files are converted from another
+ *      model's file fetches that model too.
  * A file already in place with the pinned sha256 is left alone, so a second run only verifies.
  * Files are written to `*.partial` and renamed, so an interrupted run never leaves a file that
  * looks whole. Nothing is written inside the repository.
  *
  * The cache is `$FRAGREL_MODELS_DIR`, default `~/.cache/fragrel-lens/models`. The pip command is
- * `$FRAGREL_PIP` (default `python3 -m pip`), so tests can point it at a fake registry.
+ * `$FRAGREL_PIP` (default `python3 -m pip`) and the Python that creates the tools' virtual
+ * environments is `$FRAGREL_PYTHON` (default `python3`), so tests can point them at fakes.
  *
- * Usage: `npm run models` (the default set: MiniLM and SmolLM2), `npm run models -- --all`
- * (also the optional Gemma 3 270M base model), `npm run models -- --only SmolLM2-135M-Instruct`,
- * `npm run models -- --print-dir` (print the hub folder and exit).
+ * Usage: `npm run models` (the default set: MiniLM, SmolLM2 and its ONNX form),
+ * `npm run models -- --all` (also the optional Gemma 3 270M base model),
+ * `npm run models -- --only SmolLM2-135M-Instruct-ONNX` (that model and the one it is converted
+ * from), `npm run models -- --print-dir` (print the hub folder and exit).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -35,6 +44,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  readdirSync,
   renameSync,
   rmSync,
   statSync,
@@ -45,6 +55,8 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { unzipSync } from 'fflate';
 import { requantiseGguf } from './requantise-gguf.mjs';
+import { convertWithTool } from './models-convert.mjs';
+import { ModelsError } from './models-error.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, '..');
@@ -63,13 +75,7 @@ export function loadManifest(path = join(here, 'models.manifest.json')) {
   return JSON.parse(readFileSync(path, 'utf8'));
 }
 
-/** A failure a person can act on: what, which package and version, and what to do. */
-export class ModelsError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'ModelsError';
-  }
-}
+export { ModelsError };
 
 export async function sha256File(path) {
   const hash = createHash('sha256');
@@ -188,13 +194,22 @@ export async function fetchModels(options = {}) {
   const cache = modelsCacheDir(env);
   const hub = join(cache, 'hub');
   const wheelDir = join(cache, 'wheels');
-  const chosen = manifest.models.filter((m) =>
+  const asked = manifest.models.filter((m) =>
     options.only?.length ? options.only.includes(m.id) : options.all || m.default,
   );
-  if (options.only?.length && chosen.length !== options.only.length) {
+  if (options.only?.length && asked.length !== options.only.length) {
     const known = manifest.models.map((m) => m.id).join(', ');
     throw new ModelsError(`Unknown model in --only ${options.only.join(',')}; known: ${known}.`);
   }
+  // A converted file needs its source model's file: fetch that model too, in manifest order
+  // (sources are listed before the models derived from them).
+  const wanted = new Set(asked.map((m) => m.id));
+  for (const model of asked) {
+    for (const file of model.files)
+      if (file.from.convert?.model) wanted.add(file.from.convert.model);
+  }
+  const chosen = manifest.models.filter((m) => wanted.has(m.id));
+  const conversions = new Map();
   const summary = [];
   for (const model of chosen) {
     log(`${model.id} -> ${model.hubId}`);
@@ -206,7 +221,37 @@ export async function fetchModels(options = {}) {
         continue;
       }
       const from = file.from;
-      if (from.requantise) {
+      if (from.convert) {
+        const { model: sourceModel = model.id, path: sourcePath } = from.convert;
+        const sourceHub = manifest.models.find((m) => m.id === sourceModel)?.hubId;
+        if (!sourceHub) {
+          throw new ModelsError(`${file.path} is converted from the unknown model ${sourceModel}.`);
+        }
+        const source = join(hub, sourceHub, 'resolve', 'main', sourcePath);
+        if (!existsSync(source)) {
+          throw new ModelsError(
+            `${sourceModel}'s ${sourcePath} must be fetched before ${file.path} is derived from it.`,
+          );
+        }
+        // One run of the tool writes all the files of a model; later files reuse its output.
+        const key = JSON.stringify({ ...from.convert, source });
+        if (!conversions.has(key)) {
+          log(`  ${file.path}: converting ${sourcePath} with ${from.convert.tool}`);
+          conversions.set(
+            key,
+            convertWithTool({
+              convert: from.convert,
+              source,
+              manifest,
+              cache,
+              repoRoot,
+              env,
+              log,
+            }),
+          );
+        }
+        moveInto(join(conversions.get(key), file.path), target, file.path, from.convert.tool);
+      } else if (from.requantise) {
         // Derived from a file of the same model (listed before it): see requantise-gguf.mjs.
         const source = join(hub, model.hubId, 'resolve', 'main', from.requantise.path);
         if (!existsSync(source)) {
@@ -245,6 +290,14 @@ export async function fetchModels(options = {}) {
         });
       }
       const got = await sha256File(target);
+      if (got !== file.sha256 && from.convert) {
+        rmSync(target, { force: true });
+        throw new ModelsError(
+          `${model.hubId}/${file.path} was converted with sha256 ${got}, but ${file.sha256} is ` +
+            `pinned; it was deleted. The tool (${from.convert.tool}) or its pinned packages now ` +
+            `write other bytes: review the change before updating the pin.`,
+        );
+      }
       if (got !== file.sha256) {
         rmSync(target, { force: true });
         throw new ModelsError(
@@ -256,7 +309,27 @@ export async function fetchModels(options = {}) {
       summary.push({ model: model.id, file: file.path, path: target, fetched: true });
     }
   }
+  // A failed run leaves the tool's folder; the next conversion empties it first.
+  for (const out of conversions.values()) rmSync(out, { recursive: true, force: true });
+  if (conversions.size && !readdirSync(join(cache, 'convert')).length) {
+    rmSync(join(cache, 'convert'), { recursive: true });
+  }
   return { cache, hub, files: summary };
+}
+
+/** Move a file the tool wrote into the hub layout (rename, or copy across file systems). */
+function moveInto(written, target, name, tool) {
+  if (!existsSync(written)) {
+    throw new ModelsError(`${tool} wrote no ${name}; the manifest and the tool disagree.`);
+  }
+  mkdirSync(dirname(target), { recursive: true });
+  try {
+    renameSync(written, target);
+  } catch (error) {
+    if (error.code !== 'EXDEV') throw error;
+    copyFileSync(written, `${target}.partial`);
+    renameSync(`${target}.partial`, target);
+  }
 }
 
 function parseArgs(argv) {
