@@ -264,7 +264,7 @@ test('no engine: one click loads the recommended local model (from the hub mirro
 }) => {
   // Needs the real SmolLM2 weights (`npm run models`, which CI runs): a missing model fails here
   // with what to run, as test/real-models.ts says, rather than skipping.
-  requireRealModel('SmolLM2-135M-Instruct');
+  requireRealModel('SmolLM2-135M-Instruct-ONNX');
   test.setTimeout(420_000);
   const mirror = await startHubMirror();
   const own: string[] = [];

@@ -15,7 +15,7 @@ export interface OnnxModel {
   licence: string;
   /**
    * Download in MB at most: huggingface.co's float32 export (538 MB for SmolLM2 135M); the
-   * mirror's copy from `npm run models` stores its weights as float16 (326 MB).
+   * mirror's copy from `npm run models` stores its weights as float16 (269 MB).
    */
   downloadMB: number;
 }
