@@ -13,15 +13,19 @@
  * onnx/model.onnx from the local hub mirror, ONNX Runtime Web's wasm, one thread, after a short
  * warm-up read). ONNX Runtime's wasm has no name section, so its functions are
  * `wasm-function[N]`; the results keep each function's index and script so they can be looked up
- * in the wasm file (results file llm-profile-onnx.json).
+ * in the wasm file (results file llm-profile-onnx.json). After the browser, the same graph is read
+ * once more in onnxruntime-node with ONNX Runtime's own profiler, for the time per operator
+ * (onnx-op-profile.ts).
  */
 import os from 'node:os';
+import path from 'node:path';
 import { chromium, type CDPSession } from '@playwright/test';
 import { chromiumArgs } from '../playwright.config';
 import { startHubMirror } from '../e2e/support/hub-mirror';
-import { requireRealModel } from '../test/real-models';
+import { realModelsHub, requireRealModel } from '../test/real-models';
 import { startPreview } from './browser';
 import { alicePrompt } from './llm-speed';
+import { opShares, profileOnnxNative, type OpShare } from './onnx-op-profile';
 import type { BenchSection } from './run';
 
 const PORT = Number(process.env.BENCH_PORT ?? 4177);
@@ -214,6 +218,21 @@ export const llmProfileSection: BenchSection = {
       );
       log(`${rows.length} functions, ${(totalMs / 1000).toFixed(1)} s sampled`);
       const top = rows.slice(0, 25);
+      // The same graph natively, per operator (the wasm's functions have no names).
+      let ops: OpShare[] = [];
+      let opRead: { promptTokens: number; ms: number } | null = null;
+      if (onnx) {
+        await browser.close();
+        const native = await profileOnnxNative({
+          modelDir: path.join(realModelsHub, ...hubPath.split('/'), 'resolve', 'main'),
+          modelId: hubPath,
+          prompt: alicePrompt(),
+          threads: 1,
+        });
+        ops = opShares(native.events);
+        opRead = { promptTokens: native.promptTokens, ms: native.ms };
+        log(`onnxruntime-node per operator: ${JSON.stringify(ops.slice(0, 8))}`);
+      }
       const loadAfter = os.loadavg();
       const markdown = [
         `Command: \`${onnx ? 'LLM_PROFILE_ENGINE=onnx ' : ''}npm run bench -- llm-profile\` (${dist}, ${onnx ? 'the ONNX engine (ONNX Runtime Web wasm)' : `wllama ${result.wllamaVersion ?? '?'}`}, ${onnx ? `${hubPath} onnx/model.onnx` : file.at(-1)}, 1 thread, ${result.promptTokens} prompt tokens at ${result.promptTokensPerS.toFixed(1)} tokens/s). ${(totalMs / 1000).toFixed(1)} s sampled in the page's workers; ${((named.reduce((s, r) => s + r.selfMs, 0) / totalMs) * 100).toFixed(0)}% of it in named functions. Load average before ${load.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`,
@@ -224,6 +243,21 @@ export const llmProfileSection: BenchSection = {
           (r) =>
             `| \`${r.function}\` | ${r.script ?? ''} | ${(r.selfMs / 1000).toFixed(2)} s | ${(r.share * 100).toFixed(1)}% |`,
         ),
+        ...(opRead
+          ? [
+              '',
+              `The same graph in onnxruntime-node (1 thread, its profiler on, ${opRead.promptTokens} prompt tokens read in ${(opRead.ms / 1000).toFixed(1)} s with one token written), time per operator group:`,
+              '',
+              '| operators | time | share |',
+              '|---|---:|---:|',
+              ...ops
+                .slice(0, 12)
+                .map(
+                  (o) =>
+                    `| ${o.group} | ${(o.ms / 1000).toFixed(2)} s | ${(o.share * 100).toFixed(1)}% |`,
+                ),
+            ]
+          : []),
       ].join('\n');
       return {
         results: {
@@ -235,6 +269,7 @@ export const llmProfileSection: BenchSection = {
           sampledMs: totalMs,
           loadAverage: { before: load, after: loadAfter },
           top: rows.slice(0, 60),
+          ...(opRead ? { onnxNative: { ...opRead, operators: ops } } : {}),
         },
         markdown,
         // One file per model: llm-profile-Q4_1.json, llm-profile-Q8_0.json.

@@ -29,18 +29,30 @@ export async function measureOnnxNative(opts: {
   threads: readonly number[];
   generate: number;
 }): Promise<LlmSpeedRow[]> {
-  // transformers.js in Node hands onnxruntime-node a file path: a local model folder
-  // (`<root>/owner/name/...`), here a link to the cached files, read in place.
+  return withLocalModel(opts.modelDir, opts.modelId, () => measureFrom(opts));
+}
+
+/**
+ * Run `fn` with transformers.js reading `modelId` from `modelDir` (the hub layout's
+ * `…/owner/name/resolve/main`): in Node it hands onnxruntime-node a file path, so the model is a
+ * local folder (`<root>/owner/name`), here a link to the cached files, read in place. `fn` gets
+ * the temporary root, removed afterwards.
+ */
+export async function withLocalModel<T>(
+  modelDir: string,
+  modelId: string,
+  fn: (root: string) => Promise<T>,
+): Promise<T> {
   const root = mkdtempSync(path.join(os.tmpdir(), 'fragrel-onnx-native-'));
-  const [owner, name] = opts.modelId.split('/');
+  const [owner, name] = modelId.split('/');
   mkdirSync(path.join(root, owner));
-  symlinkSync(opts.modelDir, path.join(root, owner, name));
+  symlinkSync(modelDir, path.join(root, owner, name));
   env.allowLocalModels = true;
   env.allowRemoteModels = false;
   env.localModelPath = root;
   env.useFSCache = false;
   try {
-    return await measureFrom(opts);
+    return await fn(root);
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
