@@ -157,7 +157,7 @@ async function workerProfiler(cdp: CDPSession, log: (line: string) => void) {
 export const llmProfileSection: BenchSection = {
   name: 'llm-profile',
   description:
-    'wllama reading the llm-speed prompt on one thread in Chromium, under the sampling profiler: self time per (wasm) function.',
+    'wllama (or, LLM_PROFILE_ENGINE=onnx, the ONNX engine) reading the llm-speed prompt on one thread in Chromium, under the sampling profiler: self time per (wasm) function.',
   async run(log) {
     requireRealModel('SmolLM2-135M-Instruct');
     const onnx = process.env.LLM_PROFILE_ENGINE === 'onnx';

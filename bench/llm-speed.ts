@@ -22,8 +22,9 @@
  * (`engine=onnx`, ONNX Runtime Web's wasm). Both read the prompt as plain text and write the same
  * number of tokens (an end-of-text token is held back), no warm-up run. `LLM_SPEED_ENGINES`
  * (comma-separated: native, wllama, onnx-native, onnx-web; default all) measures a subset.
- * `LLM_SPEED_ONNX_SESSION` (URL parameters of llm.html, e.g. `arena=1` or `opt=extended`) sets
- * ONNX Runtime Web session options for the onnx-web rows, to measure them.
+ * `LLM_SPEED_ONNX_SESSIONS` (`|`-separated sets of llm.html URL parameters, e.g.
+ * `|arena=1|opt=extended`, the empty set being the app's own options) measures the onnx-web rows
+ * once per set, so ONNX Runtime Web session options are compared in one run.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -81,6 +82,8 @@ export interface LlmSpeedRow {
   generatedTokens: number;
   /** ONNX rows: the warm-up read before the timed run (24 words, one token written). */
   warmupMs?: number;
+  /** In-browser rows: the build folder of the app that ran it. */
+  dist?: string;
   /** ONNX Runtime Web session options the onnx-web row ran with (absent: the app's). */
   onnxSession?: Record<string, unknown>;
   /** In-browser rows: whether the page was cross-origin isolated (wasm threads need it). */
@@ -221,6 +224,7 @@ async function measurePage(
   dist: string,
   log: (line: string) => void,
   onnx = false,
+  session = '',
 ): Promise<LlmSpeedRow[]> {
   const mirror = await startHubMirror();
   const stop = await startPreview(PORT, dist);
@@ -244,9 +248,7 @@ async function measurePage(
                 model: hubPath,
                 hub: mirror.url,
                 warm: '1',
-                ...Object.fromEntries(
-                  new URLSearchParams(process.env.LLM_SPEED_ONNX_SESSION ?? ''),
-                ),
+                ...Object.fromEntries(new URLSearchParams(session)),
               }
             : { model: url }),
           threads: String(threads),
@@ -281,12 +283,15 @@ async function measurePage(
           generationTokensPerS: number;
           firstTokenMs: number;
         };
-        log(`${onnx ? 'onnx-web' : 'wllama'} (${dist}) ${threads} thread(s): ${JSON.stringify(r)}`);
+        log(
+          `${onnx ? 'onnx-web' : 'wllama'} (${dist}${session ? ` ${session}` : ''}) ${threads} thread(s): ${JSON.stringify(r)}`,
+        );
         rows.push({
           model: onnx ? `${repo}/onnx/model.onnx` : file[file.length - 1],
           engine: onnx ? 'onnx-web' : 'wllama',
           ...(r.wllamaVersion ? { wllamaVersion: r.wllamaVersion } : {}),
           ...(r.session ? { onnxSession: r.session } : {}),
+          dist,
           ...(onnx ? { warmupMs: r.warmupMs } : {}),
           threads: r.threads,
           promptTokens: r.promptTokens,
@@ -351,7 +356,8 @@ export const llmSpeedSection: BenchSection = {
     }
     if (engines.includes('onnx-web'))
       for (const dist of dists)
-        rows.push(...(await measurePage(ONNX_MODEL, prompt, dist, log, true)));
+        for (const session of (process.env.LLM_SPEED_ONNX_SESSIONS ?? '').split('|'))
+          rows.push(...(await measurePage(ONNX_MODEL, prompt, dist, log, true, session)));
     const loadAfter = os.loadavg();
     const ratios = speedRatios(rows);
     const ratio = (r: LlmSpeedRow) => {
@@ -380,7 +386,8 @@ export const llmSpeedSection: BenchSection = {
           : r.onnxSession
             ? `${r.engine} ${new URLSearchParams(Object.entries(r.onnxSession).map(([k, v]) => [k, String(v)])).toString()}`
             : r.engine;
-        return `| ${r.model} | ${engine} | ${r.threads} | ${r.promptTokens} | ${r.promptTokensPerS.toFixed(1)} | ${r.generationTokensPerS.toFixed(1)} | ${(r.firstTokenMs / 1000).toFixed(2)} s | ${r.cpuSeconds?.toFixed(1) ?? '–'} | ${x ? `${x.prompt.toFixed(1)}x / ${x.generation.toFixed(1)}x` : '–'} |`;
+        const where = dists.length > 1 && r.dist ? ` (${r.dist})` : '';
+        return `| ${r.model} | ${engine}${where} | ${r.threads} | ${r.promptTokens} | ${r.promptTokensPerS.toFixed(1)} | ${r.generationTokensPerS.toFixed(1)} | ${(r.firstTokenMs / 1000).toFixed(2)} s | ${r.cpuSeconds?.toFixed(1) ?? '–'} | ${x ? `${x.prompt.toFixed(1)}x / ${x.generation.toFixed(1)}x` : '–'} |`;
       }),
       '',
       '| engine | is … faster than | threads | prompt tokens/s | generation tokens/s | first token |',
