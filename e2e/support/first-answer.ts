@@ -15,7 +15,11 @@ export const FIRST_QUESTION = 'What did the label on the little bottle say?';
 /** The fact the answer must hold: the label says "DRINK ME". */
 export const FIRST_FACT = /drink me/i;
 
+/** Which local engine answers: wllama with the one-click GGUF, or the ONNX engine. */
+export type FirstAnswerEngine = 'wllama' | 'onnx';
+
 export interface FirstAnswer {
+  engine: FirstAnswerEngine;
   question: string;
   answer: string;
   state: string;
@@ -55,12 +59,17 @@ const WATCH_ANSWER = `(() => {
   }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true, attributeFilter: ['data-state'] });
 })()`;
 
-/** Run the flow on `page` (a fresh context) against the app at `baseUrl`. */
+/**
+ * Run the flow on `page` (a fresh context) against the app at `baseUrl`. `engine` 'onnx' loads
+ * the ONNX engine's recommended model (SmolLM2-135M-Instruct in ONNX form, from the same mirror)
+ * through the engine select instead of the one-click GGUF offer; the rest of the flow is the same.
+ */
 export async function firstAnswer(
   page: Page,
   baseUrl: string,
   hubUrl: string,
   question = FIRST_QUESTION,
+  engine: FirstAnswerEngine = 'wllama',
 ): Promise<FirstAnswer> {
   const panel = page.getByTestId('answer-panel');
   await page.goto(baseUrl);
@@ -79,13 +88,23 @@ export async function firstAnswer(
   await expect(catalogue.locator('[data-key="smollm2-135m-instruct"]')).toContainText(
     'not measured on this machine yet',
   );
-  // The panel's one-click offer.
   const loadStart = Date.now();
-  await panel
-    .getByTestId('engine-offer')
-    .getByRole('button', { name: /Use SmolLM2.* in this browser/ })
-    .click();
-  await expect(panel.getByTestId('local-model-ready')).toBeVisible({ timeout: 300_000 });
+  if (engine === 'onnx') {
+    // The page's one hub setting serves the ONNX engine too; its recommended model is loaded.
+    await panel.getByLabel('Engine').selectOption('onnx');
+    await expect(panel.getByTestId('onnx-hint')).toContainText('SmolLM2 135M Instruct');
+    await panel.getByRole('button', { name: 'Load the model' }).click();
+    await expect(panel.getByTestId('local-model-ready')).toContainText('(ONNX Runtime', {
+      timeout: 300_000,
+    });
+  } else {
+    // The panel's one-click offer.
+    await panel
+      .getByTestId('engine-offer')
+      .getByRole('button', { name: /Use SmolLM2.* in this browser/ })
+      .click();
+    await expect(panel.getByTestId('local-model-ready')).toBeVisible({ timeout: 300_000 });
+  }
   const loadMs = Date.now() - loadStart;
 
   // Times taken in the page: the Ask click, the first token, the finished answer. A string, not
@@ -105,6 +124,7 @@ export async function firstAnswer(
   const cited = await panel.locator('ol[aria-label="Sources the answer cites"] li').count();
   const inferred = await panel.locator('[data-testid="answer-inferred-sources"] li').count();
   return {
+    engine,
     question,
     answer,
     state: (await panel.getAttribute('data-state')) ?? '',
@@ -118,9 +138,12 @@ export async function firstAnswer(
     tokensPerSecond: num(await text.getAttribute('data-tokens-per-second')),
     readingBudget: (await panel.getByTestId('reading-budget').textContent()) ?? '',
     promptSummary: (await panel.getByTestId('prompt-summary').textContent()) ?? '',
+    // The GGUF catalogue's speed line is wllama's measurement; the ONNX engine keeps its own.
     catalogueSpeed:
-      (await catalogue
-        .locator(`[data-key="${RECOMMENDED_GGUF.key}"] [data-testid="gguf-measured"]`)
-        .textContent()) ?? '',
+      engine === 'onnx'
+        ? ''
+        : ((await catalogue
+            .locator(`[data-key="${RECOMMENDED_GGUF.key}"] [data-testid="gguf-measured"]`)
+            .textContent()) ?? ''),
   };
 }

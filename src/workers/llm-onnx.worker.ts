@@ -57,7 +57,7 @@ self.onmessage = (event: MessageEvent<ToOnnxWorker>) => {
   }
 };
 
-async function load({ modelId, host, threads }: Extract<ToOnnxWorker, { type: 'load' }>) {
+async function load({ modelId, host, threads, session }: Extract<ToOnnxWorker, { type: 'load' }>) {
   try {
     await configureTransformers(threads || undefined);
     const hub = setHubHost(host);
@@ -79,6 +79,7 @@ async function load({ modelId, host, threads }: Extract<ToOnnxWorker, { type: 'l
       dtype: 'fp32',
       device: 'wasm',
       progress_callback: progress,
+      ...(session ? { session_options: { ...session } } : {}),
     });
     const config = model.config as unknown as { max_position_embeddings?: number };
     post({
@@ -159,6 +160,7 @@ async function generate(request: Extract<ToOnnxWorker, { type: 'generate' }>) {
     const result = (await model.generate({
       ...inputs,
       max_new_tokens: request.maxTokens,
+      ...(request.minTokens ? { min_new_tokens: request.minTokens } : {}),
       do_sample: !greedy,
       ...(greedy ? {} : { temperature: request.temperature }),
       streamer,

@@ -19,7 +19,13 @@ import type {
   LlmError,
   LoadProgress,
 } from '../types';
-import type { FromOnnxWorker, OnnxCallStats, OnnxModelFacts, ToOnnxWorker } from './protocol';
+import type {
+  FromOnnxWorker,
+  OnnxCallStats,
+  OnnxModelFacts,
+  OnnxSessionTuning,
+  ToOnnxWorker,
+} from './protocol';
 
 export interface OnnxSource {
   /** A hub model id, `owner/name`, whose files follow transformers.js's layout. */
@@ -30,6 +36,8 @@ export interface OnnxSource {
   threads: number;
   /** Tokens read and written per request at most (never above the model's own window). */
   contextSize: number;
+  /** ONNX Runtime session options to measure (the speed check page); the app leaves them. */
+  session?: OnnxSessionTuning;
 }
 
 /** Whether `id` looks like a hub model id (`owner/name`), the only thing this engine loads. */
@@ -89,6 +97,7 @@ export async function loadOnnxLlm(
       modelId: source.modelId.trim(),
       host: source.host,
       threads: source.threads,
+      ...(source.session ? { session: source.session } : {}),
     };
     worker.postMessage(load);
   });
@@ -220,6 +229,35 @@ export class OnnxLlmEngine implements LlmEngine {
     } finally {
       request.signal?.removeEventListener('abort', stop);
     }
+  }
+
+  /**
+   * The speed check page's run: `text` read as is, without the chat template (the same tokens as
+   * a plain completion in llama.cpp), then `maxTokens` written greedily, an end-of-text token
+   * held back until then so every engine writes as many. The worker's own timings.
+   */
+  async measure(
+    text: string,
+    maxTokens: number,
+  ): Promise<{ ok: true; stats: OnnxCallStats; text: string } | { ok: false; detail: string }> {
+    if (this.dead) return { ok: false, detail: this.dead };
+    const reply = await this.call({
+      type: 'generate',
+      id: this.nextId++,
+      messages: null,
+      text,
+      maxTokens,
+      maxPromptTokens: Math.max(1, this.contextLimit - maxTokens),
+      temperature: 0,
+      minTokens: maxTokens,
+    });
+    if (reply.type === 'done') return { ok: true, stats: reply.stats, text: reply.text };
+    if (reply.type === 'too-long')
+      return {
+        ok: false,
+        detail: `The prompt is ${reply.promptTokens} tokens: no room for ${maxTokens} more in ${this.contextLimit}.`,
+      };
+    return { ok: false, detail: reply.type === 'error' ? reply.detail : 'Unexpected reply.' };
   }
 
   private engineError(detail: string): LlmError {

@@ -6,7 +6,14 @@
 import type { PromptMessage } from '../../core/prompt';
 
 export type ToOnnxWorker =
-  | { type: 'load'; modelId: string; host: string; threads: number }
+  | {
+      type: 'load';
+      modelId: string;
+      host: string;
+      threads: number;
+      /** ONNX Runtime session options to try (the speed check page only; none in the app). */
+      session?: OnnxSessionTuning;
+    }
   | { type: 'count'; id: number; text: string }
   | {
       type: 'generate';
@@ -18,8 +25,23 @@ export type ToOnnxWorker =
       /** Most prompt tokens; a longer prompt is refused before anything is read. */
       maxPromptTokens: number;
       temperature: number;
+      /**
+       * Tokens to write before an end-of-text token may end the answer (the speed check page
+       * only: every engine then writes the same number of tokens). Absent in the app.
+       */
+      minTokens?: number;
     }
   | { type: 'stop'; id: number };
+
+/**
+ * ONNX Runtime session options the speed check page may set to measure their effect; they change
+ * how the graph is run, never what it computes.
+ */
+export interface OnnxSessionTuning {
+  graphOptimizationLevel?: 'disabled' | 'basic' | 'extended' | 'all';
+  enableCpuMemArena?: boolean;
+  enableMemPattern?: boolean;
+}
 
 /** What the worker says a loaded model is. */
 export interface OnnxModelFacts {

@@ -7,9 +7,13 @@
  * its <main> ('running', 'done', 'error'). URL parameters fill the form (`model`, `threads`,
  * `max`, `ctx`); `gpu` (off, auto, on) asks for wllama's WebGPU backend, `batch` sets n_batch, `keep=1` leaves
  * the model loaded after the run.
+ *
+ * `engine=onnx` measures the ONNX engine instead (onnx.ts): `model` is then a hub model id and
+ * `hub` the hub host (a mirror) it is read from.
  */
 import { version as wllamaVersion } from '@wllama/wllama/package.json';
 import { loadWllama, type GpuChoice } from '../../llm/wllama';
+import { runOnnxCheck, sessionTuning } from './onnx';
 
 const $ = <T extends HTMLElement>(id: string) => document.getElementById(id) as T;
 const main = document.querySelector('main')!;
@@ -46,6 +50,31 @@ async function run() {
   if (!url || !prompt.trim()) {
     main.dataset.state = 'error';
     status.textContent = 'Give a model URL and a prompt.';
+    return;
+  }
+  if (params.get('engine') === 'onnx') {
+    const onnx = await runOnnxCheck(
+      { modelId: url, hub: params.get('hub') ?? '', threads, maxTokens, contextSize, prompt },
+      sessionTuning(params),
+      params.get('keep') === '1',
+      params.get('warm') === '1',
+      (text) => (status.textContent = text),
+      params.get('hold') === '1'
+        ? () =>
+            new Promise<void>((resolve) => {
+              (window as unknown as { fragrelGo: () => void }).fragrelGo = resolve;
+              status.textContent = 'Loaded; waiting for fragrelGo().';
+            })
+        : undefined,
+    );
+    if (!onnx.ok) {
+      main.dataset.state = 'error';
+      status.textContent = onnx.error;
+      return;
+    }
+    result.textContent = JSON.stringify(onnx.result);
+    status.textContent = onnx.summary;
+    main.dataset.state = 'done';
     return;
   }
   status.textContent = 'Loading the model…';
