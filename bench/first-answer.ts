@@ -6,12 +6,11 @@
  * mirror, a fresh browser profile each run (so the reading budget is the starting one, as for a
  * new person). BENCH_RUNS runs (default 1); BENCH_DIST the build (default dist); BENCH_PORT.
  * The goal is under 30 s to the finished answer. FIRST_ANSWER_ENGINES (comma-separated: wllama,
- * onnx; default wllama) runs the same flow with each engine in turn, in one run: `onnx` loads the
- * ONNX engine's SmolLM2-135M-Instruct (ONNX Runtime Web) through the engine select.
+ * onnx; default onnx) runs the same flow with each engine in turn, in one run: `onnx` takes the
+ * one-click offer (SmolLM2-135M-Instruct in the ONNX engine), `wllama` the GGUF catalogue's
+ * recommended file.
  */
-import { existsSync } from 'node:fs';
 import os from 'node:os';
-import path from 'node:path';
 import { chromium } from '@playwright/test';
 import { chromiumArgs } from '../playwright.config';
 import { startHubMirror } from '../e2e/support/hub-mirror';
@@ -21,7 +20,7 @@ import {
   type FirstAnswer,
   type FirstAnswerEngine,
 } from '../e2e/support/first-answer';
-import { realModelsHub, requireRealModel } from '../test/real-models';
+import { requireRealModel } from '../test/real-models';
 import { STARTING_PASSAGE_TOKENS } from '../src/llm/reading-budget';
 import { RECOMMENDED_GGUF } from '../src/llm/gguf-catalogue';
 import { startPreview } from './browser';
@@ -31,18 +30,17 @@ const PORT = Number(process.env.BENCH_PORT ?? 4193);
 const RUNS = Number(process.env.BENCH_RUNS ?? 1);
 const DIST = process.env.BENCH_DIST ?? 'dist';
 const GOAL_S = 30;
-const ONNX_MODEL_FILE = 'HuggingFaceTB/SmolLM2-135M-Instruct/resolve/main/onnx/model.onnx';
 
-/** The engines named in FIRST_ANSWER_ENGINES (default wllama); an unknown name is an error. */
+/** The engines named in FIRST_ANSWER_ENGINES (default onnx, the one-click engine); an unknown name is an error. */
 export function firstAnswerEngines(value: string | undefined): FirstAnswerEngine[] {
-  const names = (value ?? 'wllama')
+  const names = (value ?? 'onnx')
     .split(',')
     .map((x) => x.trim())
     .filter(Boolean);
   for (const n of names)
     if (n !== 'wllama' && n !== 'onnx')
       throw new Error(`FIRST_ANSWER_ENGINES: unknown engine “${n}” (wllama or onnx).`);
-  return names.length ? (names as FirstAnswerEngine[]) : ['wllama'];
+  return names.length ? (names as FirstAnswerEngine[]) : ['onnx'];
 }
 
 const s = (ms: number | null) => (ms === null ? '–' : `${(ms / 1000).toFixed(1)} s`);
@@ -50,14 +48,11 @@ const s = (ms: number | null) => (ms === null ? '–' : `${(ms / 1000).toFixed(1
 export const firstAnswerSection: BenchSection = {
   name: 'first-answer',
   description:
-    'A first question on Alice with the defaults and SmolLM2 in wllama (one click) or the ONNX engine: Ask to first token and to the finished answer.',
+    'A first question on Alice with the defaults and SmolLM2 in the ONNX engine (one click) or wllama: Ask to first token and to the finished answer.',
   async run(log) {
     const engines = firstAnswerEngines(process.env.FIRST_ANSWER_ENGINES);
-    requireRealModel('SmolLM2-135M-Instruct');
-    // The ONNX engine's files in the local hub mirror (`npm run models` writes them).
-    const onnxFile = path.join(realModelsHub, ONNX_MODEL_FILE);
-    if (engines.includes('onnx') && !existsSync(onnxFile))
-      throw new Error(`${onnxFile} is missing: run \`npm run models\`.`);
+    if (engines.includes('wllama')) requireRealModel('SmolLM2-135M-Instruct');
+    if (engines.includes('onnx')) requireRealModel('SmolLM2-135M-Instruct-ONNX');
     const mirror = await startHubMirror();
     const stop = await startPreview(PORT, DIST);
     const browser = await chromium.launch({
@@ -95,7 +90,7 @@ export const firstAnswerSection: BenchSection = {
     const loadAfter = os.loadavg();
     const la = (l: number[]) => l.map((x) => x.toFixed(2)).join(' / ');
     const markdown = [
-      `Command: \`flock /tmp/bench.lock npx tsx bench/run.ts first-answer\` (BENCH_DIST=${DIST}, FIRST_ANSWER_ENGINES=${engines.join(',')}, ${RUNS} run(s) of each engine). The built app in headless Debian Chromium, default settings, Alice (pg11.txt) dropped, SmolLM2-135M-Instruct loaded from the local hub mirror (wllama: the one-click recommended ${RECOMMENDED_GGUF.file}; onnx: the ONNX engine's onnx/model.onnx, float32, through the engine select), then "${runs[0]?.question}" asked; times from pressing Ask, read in the page. A fresh profile each run, so the passages are the starting reading budget (${STARTING_PASSAGE_TOKENS} tokens). Goal: under ${GOAL_S} s. Load average before ${la(load)}, after ${la(loadAfter)}; ${os.cpus().length} cores.`,
+      `Command: \`flock /tmp/bench.lock npx tsx bench/run.ts first-answer\` (BENCH_DIST=${DIST}, FIRST_ANSWER_ENGINES=${engines.join(',')}, ${RUNS} run(s) of each engine). The built app in headless Debian Chromium, default settings, Alice (pg11.txt) dropped, SmolLM2-135M-Instruct loaded from the local hub mirror (onnx: the one-click offer, the ONNX engine's onnx/model.onnx; wllama: the GGUF catalogue's recommended ${RECOMMENDED_GGUF.file}), then "${runs[0]?.question}" asked; times from pressing Ask, read in the page. A fresh profile each run, so the passages are the starting reading budget (${STARTING_PASSAGE_TOKENS} tokens). Goal: under ${GOAL_S} s. Load average before ${la(load)}, after ${la(loadAfter)}; ${os.cpus().length} cores.`,
       '',
       '| run | engine | Ask → first token | Ask → finished answer | under 30 s | prompt tokens | prompt tokens/s | tokens/s written | citations (model / inferred) | holds the fact | answer |',
       '|---:|---|---:|---:|---|---:|---:|---:|---|---|---|',

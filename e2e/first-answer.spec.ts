@@ -1,6 +1,7 @@
 /**
  * @file The first question on a book with the recommended local model, with the defaults: Alice
- * dropped, the one-click SmolLM2-135M-Instruct (the real GGUF, from the local hub mirror) loaded,
+ * dropped, the one-click SmolLM2-135M-Instruct (the ONNX engine's model from `npm run models`,
+ * from the local hub mirror) loaded,
  * a factual question asked. The answer arrives with at least one citation (written by the model,
  * or inferred for an answer that cites none) and holds the fact; the model was given the
  * passages of its reading budget (the starting budget: it was never measured in this browser),
@@ -18,7 +19,7 @@ import { FIRST_FACT, firstAnswer } from './support/first-answer';
 let mirror: HubMirror;
 
 test.beforeAll(async () => {
-  requireRealModel('SmolLM2-135M-Instruct');
+  requireRealModel('SmolLM2-135M-Instruct-ONNX');
   mirror = await startHubMirror();
 });
 
@@ -47,13 +48,13 @@ test('a first question on a book, with the defaults, is answered from the readin
   // The model was never measured in this fresh browser: the starting budget, and the prompt
   // small because of it (the default retrieval budget selects far more than it holds).
   expect(r.readingBudget).toMatch(
-    /up to about 420 tokens: the starting budget, until SmolLM2-135M-Instruct\.Q8_0\.gguf/,
+    /up to about 420 tokens: the starting budget, until HuggingFaceTB\/SmolLM2-135M-Instruct's/,
   );
   expect(r.promptSummary).toMatch(/left out to keep within the reading budget/);
   // The knee's 420 passage tokens (on the estimate) and the instructions: far below the 3,500
   // that filling the window gave.
   expect(r.promptTokens).toBeLessThan(800);
-  // Measured on use: the catalogue now says what an answer costs here.
+  // Measured on use: the engine's fields now say what an answer costs here.
   expect(r.catalogueSpeed).toMatch(/measured here: about \d+ s per answer/);
   expect(problems).toEqual([]);
   await page.context().close();

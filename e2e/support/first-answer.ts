@@ -60,16 +60,16 @@ const WATCH_ANSWER = `(() => {
 })()`;
 
 /**
- * Run the flow on `page` (a fresh context) against the app at `baseUrl`. `engine` 'onnx' loads
- * the ONNX engine's recommended model (SmolLM2-135M-Instruct in ONNX form, from the same mirror)
- * through the engine select instead of the one-click GGUF offer; the rest of the flow is the same.
+ * Run the flow on `page` (a fresh context) against the app at `baseUrl`. `engine` 'onnx' (the
+ * default) takes the panel's one-click offer, SmolLM2-135M-Instruct in the ONNX engine; 'wllama'
+ * loads the GGUF catalogue's recommended file instead. The rest of the flow is the same.
  */
 export async function firstAnswer(
   page: Page,
   baseUrl: string,
   hubUrl: string,
   question = FIRST_QUESTION,
-  engine: FirstAnswerEngine = 'wllama',
+  engine: FirstAnswerEngine = 'onnx',
 ): Promise<FirstAnswer> {
   const panel = page.getByTestId('answer-panel');
   await page.goto(baseUrl);
@@ -90,20 +90,24 @@ export async function firstAnswer(
   );
   const loadStart = Date.now();
   if (engine === 'onnx') {
-    // The page's one hub setting serves the ONNX engine too; its recommended model is loaded.
-    await panel.getByLabel('Engine').selectOption('onnx');
-    await expect(panel.getByTestId('onnx-hint')).toContainText('SmolLM2 135M Instruct');
-    await panel.getByRole('button', { name: 'Load the model' }).click();
-    await expect(panel.getByTestId('local-model-ready')).toContainText('(ONNX Runtime', {
-      timeout: 300_000,
-    });
-  } else {
-    // The panel's one-click offer.
+    // The panel's one-click offer: the recommended model in the ONNX engine, from the page's one
+    // hub setting.
     await panel
       .getByTestId('engine-offer')
       .getByRole('button', { name: /Use SmolLM2.* in this browser/ })
       .click();
-    await expect(panel.getByTestId('local-model-ready')).toBeVisible({ timeout: 300_000 });
+    await expect(panel.getByTestId('local-model-ready')).toContainText('(ONNX Runtime', {
+      timeout: 300_000,
+    });
+  } else {
+    // wllama: the GGUF catalogue's recommended file ("another model" in the offer).
+    await catalogue
+      .locator(`[data-key="${RECOMMENDED_GGUF.key}"]`)
+      .getByRole('button', { name: /Download and load/ })
+      .click();
+    await expect(panel.getByTestId('local-model-ready')).toContainText(RECOMMENDED_GGUF.file, {
+      timeout: 300_000,
+    });
   }
   const loadMs = Date.now() - loadStart;
 
@@ -138,10 +142,10 @@ export async function firstAnswer(
     tokensPerSecond: num(await text.getAttribute('data-tokens-per-second')),
     readingBudget: (await panel.getByTestId('reading-budget').textContent()) ?? '',
     promptSummary: (await panel.getByTestId('prompt-summary').textContent()) ?? '',
-    // The GGUF catalogue's speed line is wllama's measurement; the ONNX engine keeps its own.
+    // Each engine's own measured line: the ONNX engine's fields, or the GGUF catalogue's.
     catalogueSpeed:
       engine === 'onnx'
-        ? ''
+        ? ((await panel.getByTestId('onnx-measured').textContent()) ?? '')
         : ((await catalogue
             .locator(`[data-key="${RECOMMENDED_GGUF.key}"] [data-testid="gguf-measured"]`)
             .textContent()) ?? ''),
