@@ -1,3 +1,4 @@
+/* global process, console, document */
 /**
  * A probe, not a bench: how fast ONNX Runtime Web reads a 1,026-token prompt and writes 64
  * tokens with each weight format of the same SmolLM2 model, in headless Debian Chromium, on a
