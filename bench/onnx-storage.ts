@@ -23,6 +23,7 @@ import { fileURLToPath } from 'node:url';
 import { getLlama } from 'node-llama-cpp';
 import * as ort from 'onnxruntime-node';
 import { datasetPath } from '../test/datasets';
+import { decoderSteps } from '../test/onnx-decoder';
 import { realModelPath, realModelsHub, requireRealModel } from '../test/real-models';
 import type { BenchSection } from './run';
 
@@ -69,41 +70,22 @@ async function promptIds(): Promise<number[]> {
   return ids;
 }
 
-async function measure(file: string, threads: number, prompt: number[]) {
+async function measure(file: string, config: string, threads: number, prompt: number[]) {
   const started = performance.now();
   const session = await ort.InferenceSession.create(file, {
     intraOpNumThreads: threads,
     interOpNumThreads: 1,
   });
   const sessionMs = performance.now() - started;
-  const int64 = (values: number[]) =>
-    new ort.Tensor('int64', BigInt64Array.from(values.map(BigInt)), [1, values.length]);
-  let past: Record<string, ort.Tensor> = {};
-  for (let i = 0; i < 30; i++) {
-    for (const kind of ['key', 'value']) {
-      past[`past_key_values.${i}.${kind}`] = new ort.Tensor(
-        'float32',
-        new Float32Array(0),
-        [1, 3, 0, 64],
-      );
-    }
-  }
+  const step = decoderSteps(session, config);
   const tokens: number[] = [];
-  let seen = 0;
   let promptMs = 0;
   let firstLogits = new Float32Array(0);
   let chunk = prompt;
   const t0 = performance.now();
   let t1 = t0;
   while (tokens.length < GENERATE) {
-    const result = await session.run({
-      input_ids: int64(chunk),
-      attention_mask: int64(new Array<number>(seen + chunk.length).fill(1)),
-      position_ids: int64(chunk.map((_, i) => seen + i)),
-      ...past,
-    });
-    seen += chunk.length;
-    const logits = result.logits.data as Float32Array;
+    const logits = await step(chunk);
     if (!tokens.length) {
       t1 = performance.now();
       promptMs = t1 - t0;
@@ -113,10 +95,6 @@ async function measure(file: string, threads: number, prompt: number[]) {
     for (let i = 1; i < logits.length; i++) if (logits[i] > logits[best]) best = i;
     tokens.push(best);
     chunk = [best];
-    past = {};
-    for (const [name, tensor] of Object.entries(result)) {
-      if (name.startsWith('present.')) past[name.replace('present.', 'past_key_values.')] = tensor;
-    }
   }
   const generationMs = performance.now() - t1;
   await session.release();
@@ -157,6 +135,8 @@ export const onnxStorageSection: BenchSection = {
           .map((pair) => pair.split('=') as [string, string]),
       ];
       const prompt = await promptIds();
+      // Every file compared is SmolLM2's decoder: the pinned one's config gives the cache's shape.
+      const config = realModelPath(hubId, 'config.json');
       const load = os.loadavg();
       const rows: StorageRow[] = [];
       const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1];
@@ -165,7 +145,10 @@ export const onnxStorageSection: BenchSection = {
         for (let round = 0; round < ROUNDS; round++) {
           for (const [label, file] of files) {
             log(`${label}, ${threads} thread(s), round ${round + 1}`);
-            runs.set(label, [...(runs.get(label) ?? []), await measure(file, threads, prompt)]);
+            runs.set(label, [
+              ...(runs.get(label) ?? []),
+              await measure(file, config, threads, prompt),
+            ]);
           }
         }
         const reference = runs.get(files[0][0])![0];

@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PreTrainedTokenizer, PreTrainedModel } from '@huggingface/transformers';
 import { datasetPath } from '../test/datasets';
+import { decoderSteps } from '../test/onnx-decoder';
 import { realModelPath, realModelsHub, requireRealModel } from '../test/real-models';
 import { startHubMirror, type HubMirror } from '../e2e/support/hub-mirror';
 
@@ -205,47 +206,15 @@ async function onnxLogProbsAlong(prompt: number[], path: number[]): Promise<Floa
   session ??= ort.InferenceSession.create(realModelPath(onnx.hubId, 'onnx/model.onnx'), {
     intraOpNumThreads: 2,
   });
-  const run = await session;
-  const int64 = (values: number[]) =>
-    new ort.Tensor('int64', BigInt64Array.from(values.map(BigInt)), [1, values.length]);
-  const config = JSON.parse(readFileSync(realModelPath(onnx.hubId, 'config.json'), 'utf8')) as {
-    num_hidden_layers: number;
-    num_key_value_heads: number;
-    head_dim: number;
-  };
-  let past: Record<string, InstanceType<typeof ort.Tensor>> = {};
-  for (let i = 0; i < config.num_hidden_layers; i++) {
-    for (const kind of ['key', 'value']) {
-      past[`past_key_values.${i}.${kind}`] = new ort.Tensor('float32', new Float32Array(0), [
-        1,
-        config.num_key_value_heads,
-        0,
-        config.head_dim,
-      ]);
-    }
-  }
+  const step = decoderSteps(await session, realModelPath(onnx.hubId, 'config.json'));
   const out: Float32Array[] = [];
-  let seen = 0;
   for (const chunk of [prompt, ...path.slice(0, -1).map((t) => [t])]) {
-    const result = await run.run({
-      input_ids: int64(chunk),
-      attention_mask: int64(new Array<number>(seen + chunk.length).fill(1)),
-      position_ids: int64(chunk.map((_, i) => seen + i)),
-      ...past,
-    });
-    seen += chunk.length;
-    const logits = result.logits.data as Float32Array;
+    const logits = await step(chunk);
     let max = -Infinity;
     for (const v of logits) max = Math.max(max, v);
     let sum = 0;
     for (const v of logits) sum += Math.exp(v - max);
     out.push(logits.map((v) => v - max - Math.log(sum)));
-    past = {};
-    for (const [name, tensor] of Object.entries(result)) {
-      if (name.startsWith('present.')) {
-        past[name.replace('present.', 'past_key_values.')] = tensor;
-      }
-    }
   }
   return out;
 }
