@@ -130,16 +130,18 @@ async function generate(request: Extract<ToOnnxWorker, { type: 'generate' }>) {
           { add_generation_prompt: true, tokenize: false },
         ) as string)
       : request.text;
-    const ids = encode(prompt);
+    // Tokenised once: the ids for the length check and the cache's shared start, the tensors
+    // for the model.
+    const inputs = tokenizer(prompt, { add_special_tokens: false, return_tensor: true }) as {
+      input_ids: Tensor;
+      attention_mask: Tensor;
+    };
+    const ids = Array.from(inputs.input_ids.data as BigInt64Array, Number);
     promptTokens = ids.length;
     if (ids.length > request.maxPromptTokens) {
       post({ type: 'too-long', id, promptTokens });
       return;
     }
-    const inputs = tokenizer(prompt, { add_special_tokens: false, return_tensor: true }) as {
-      input_ids: Tensor;
-      attention_mask: Tensor;
-    };
     const streamer = new TextStreamer(tokenizer, {
       skip_prompt: true,
       skip_special_tokens: true,

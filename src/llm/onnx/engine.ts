@@ -11,6 +11,7 @@
  * SmolLM2's from the pinned GGUF (scripts/gguf-to-onnx.py).
  */
 import { STOPPED } from '../errors';
+import { estimateTokens } from '../tokens';
 import type {
   GenerateOutcome,
   GenerateRequest,
@@ -176,9 +177,9 @@ export class OnnxLlmEngine implements LlmEngine {
   }
 
   async countTokens(text: string): Promise<number> {
-    if (this.dead) return Math.ceil(text.length / 3.5);
+    if (this.dead) return estimateTokens(text);
     const reply = await this.call({ type: 'count', id: this.nextId++, text });
-    return reply.type === 'count' ? reply.tokens : Math.ceil(text.length / 3.5);
+    return reply.type === 'count' ? reply.tokens : estimateTokens(text);
   }
 
   async generate(request: GenerateRequest): Promise<GenerateOutcome> {
