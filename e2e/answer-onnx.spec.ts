@@ -9,11 +9,9 @@
  */
 import { expect, test } from '@playwright/test';
 import { requireRealModel } from '../test/real-models';
-import { datasetPath } from '../test/datasets';
 import { startHubMirror, type HubMirror } from './support/hub-mirror';
 import { openLocalPage } from './support/local-page';
-import { bookFile, dropFiles } from './support/drop';
-import { FIRST_FACT, FIRST_QUESTION } from './support/first-answer';
+import { FIRST_FACT, FIRST_QUESTION, aliceFromMirror } from './support/first-answer';
 
 let mirror: HubMirror;
 
@@ -33,20 +31,9 @@ test('the ONNX engine answers a question on a book from the real model, with a c
   const urls: string[] = [];
   const problems: string[] = [];
   const page = await openLocalPage(browser, urls, problems);
-  const panel = page.getByTestId('answer-panel');
-  await page.goto('/');
-  await expect(page.getByTestId('worker-status')).toContainText('Workers ready', {
-    timeout: 120_000,
-  });
-  await dropFiles(page, [bookFile(datasetPath('gutenberg', 'pg11.txt'))]);
-  await expect(page.getByTestId('library-item')).toContainText(/\d+ fragments/, {
-    timeout: 120_000,
-  });
-  // The page's one hub-host setting (here through the GGUF catalogue's field) serves the ONNX
+  // The page's one hub-host setting (set through the GGUF catalogue's field) serves the ONNX
   // engine too.
-  const catalogue = panel.getByTestId('gguf-catalogue');
-  await catalogue.getByText('Download from another hub or mirror').click();
-  await catalogue.getByLabel('Model hub').fill(mirror.url);
+  const { panel } = await aliceFromMirror(page, '/', mirror.url);
   await panel.getByLabel('Engine').selectOption('onnx');
   await expect(panel.getByTestId('onnx-hint')).toContainText('SmolLM2 135M Instruct');
   // A model the hub does not have: a message that names it, the host and the files looked for.

@@ -7,7 +7,7 @@
  * first-answer`, so the figure reported is the flow the test holds.
  */
 import { RECOMMENDED_GGUF } from '../../src/llm/gguf-catalogue';
-import { expect, type Page } from '@playwright/test';
+import { expect, type Locator, type Page } from '@playwright/test';
 import { datasetPath } from '../../test/datasets';
 import { bookFile, dropFiles } from './drop';
 
@@ -60,6 +60,30 @@ const WATCH_ANSWER = `(() => {
 })()`;
 
 /**
+ * The app at `baseUrl` ready to ask about Alice: workers ready, pg11.txt dropped and indexed, and
+ * the page's one hub-host setting (through the GGUF catalogue's field) on the mirror at `hubUrl`.
+ */
+export async function aliceFromMirror(
+  page: Page,
+  baseUrl: string,
+  hubUrl: string,
+): Promise<{ panel: Locator; catalogue: Locator }> {
+  const panel = page.getByTestId('answer-panel');
+  await page.goto(baseUrl);
+  await expect(page.getByTestId('worker-status')).toContainText('Workers ready', {
+    timeout: 120_000,
+  });
+  await dropFiles(page, [bookFile(datasetPath('gutenberg', 'pg11.txt'))]);
+  await expect(page.getByTestId('library-item')).toContainText(/\d+ fragments/, {
+    timeout: 120_000,
+  });
+  const catalogue = panel.getByTestId('gguf-catalogue');
+  await catalogue.getByText('Download from another hub or mirror').click();
+  await catalogue.getByLabel('Model hub').fill(hubUrl);
+  return { panel, catalogue };
+}
+
+/**
  * Run the flow on `page` (a fresh context) against the app at `baseUrl`. `engine` 'onnx' (the
  * default) takes the panel's one-click offer, SmolLM2-135M-Instruct in the ONNX engine; 'wllama'
  * loads the GGUF catalogue's recommended file instead. The rest of the flow is the same.
@@ -71,20 +95,8 @@ export async function firstAnswer(
   question = FIRST_QUESTION,
   engine: FirstAnswerEngine = 'onnx',
 ): Promise<FirstAnswer> {
-  const panel = page.getByTestId('answer-panel');
-  await page.goto(baseUrl);
-  await expect(page.getByTestId('worker-status')).toContainText('Workers ready', {
-    timeout: 120_000,
-  });
-  await dropFiles(page, [bookFile(datasetPath('gutenberg', 'pg11.txt'))]);
-  await expect(page.getByTestId('library-item')).toContainText(/\d+ fragments/, {
-    timeout: 120_000,
-  });
-
   // The models come from the local mirror (the page's hub setting); everything else is default.
-  const catalogue = panel.getByTestId('gguf-catalogue');
-  await catalogue.getByText('Download from another hub or mirror').click();
-  await catalogue.getByLabel('Model hub').fill(hubUrl);
+  const { panel, catalogue } = await aliceFromMirror(page, baseUrl, hubUrl);
   await expect(catalogue.locator('[data-key="smollm2-135m-instruct"]')).toContainText(
     'not measured on this machine yet',
   );
