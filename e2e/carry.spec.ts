@@ -24,12 +24,13 @@ async function ranking(page: Page): Promise<string[]> {
   await page.getByLabel('Question').fill(QUESTION);
   await page.getByRole('button', { name: 'Ask' }).click();
   await expect(page.getByTestId('retrieval-summary')).toContainText(QUESTION);
-  return page
-    .getByTestId('ranked-list')
-    .locator('li')
-    .evaluateAll((items) =>
-      items.map((li) => `${li.getAttribute('data-fragment')} ${li.textContent}`),
-    );
+  const items = page.getByTestId('ranked-list').locator('li');
+  // Each entry's one-line preview appears once its document's text has loaded from storage;
+  // read the list only then, so both sides compare the same complete rendering.
+  await expect(items.locator('.ranked__preview')).toHaveCount(await items.count());
+  return items.evaluateAll((items) =>
+    items.map((li) => `${li.getAttribute('data-fragment')} ${li.textContent}`),
+  );
 }
 
 // Before this test: a library could not leave the browser.
