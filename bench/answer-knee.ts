@@ -22,7 +22,8 @@
  * budget whose paired bootstrap interval against the best budget reaches 0.
  *
  * Environment: ANSWER_KNEE_MODELS (comma-separated hub paths `owner/repo/file.gguf` under the
- * models cache; default SmolLM2 Q8_0 and Q4_1), ANSWER_KNEE_BUDGETS (default 250,500,1000,2000,3500),
+ * models cache, or `onnx:DIR` for an ONNX decoder folder as the ONNX engine reads it, answered by
+ * onnxruntime-node through transformers.js; default SmolLM2 Q8_0 and Q4_1), ANSWER_KNEE_BUDGETS (default 250,500,1000,2000,3500),
  * ANSWER_KNEE_QUESTIONS (first N questions), ANSWER_KNEE_THREADS (default 1), ANSWER_KNEE_MAX_TOKENS
  * (answer cap, default 96), ANSWER_KNEE_UNTIMED=1 (a run outside the bench lock, beside other work:
  * its seconds are recorded but marked as not a measurement, and the table leaves them out). A run
@@ -192,25 +193,167 @@ function wllamaRates(model: string): { prompt: number; generation: number } | nu
   return row ? { prompt: row.promptTokensPerS, generation: row.generationTokensPerS } : null;
 }
 
-async function measureModel(
-  hubPath: string,
-  questions: readonly KneeQuestion[],
-  books: ReadonlyMap<string, Book>,
-  log: (line: string) => void,
-): Promise<KneeModelResult> {
+/** One model's way of answering: its token count, chat template and greedy answer. */
+interface Answerer {
+  name: string;
+  chatWrapper: string;
+  countTokens: (text: string) => number;
+  /** The chat-templated prompt read and answered greedily, at most MAX_TOKENS written. */
+  answer: (
+    system: string,
+    user: string,
+  ) => Promise<{
+    promptTokens: number;
+    answer: string;
+    generatedTokens: number;
+    firstTokenS: number;
+    seconds: number;
+  }>;
+  dispose: () => Promise<void>;
+}
+
+/** A GGUF file in native llama.cpp (node-llama-cpp's prebuilt CPU binary; nothing is compiled). */
+async function llamaAnswerer(hubPath: string): Promise<Answerer> {
   const [owner, repo, ...file] = hubPath.split('/');
   const modelPath = path.join(realModelsHub, owner, repo, 'resolve', 'main', ...file);
   if (!existsSync(modelPath)) {
     throw new Error(`answer-knee: ${modelPath} is missing; run \`npm run models\` first.`);
   }
   const { getLlama, resolveChatWrapper } = await import('node-llama-cpp');
-  // The prebuilt CPU binary from npm; nothing is compiled.
   const llama = await getLlama({ gpu: false, build: 'never' });
   const model = await llama.loadModel({ modelPath });
   const wrapper = resolveChatWrapper(model);
   const context = await model.createContext({ contextSize: CONTEXT, threads: THREADS });
   const sequence = context.getSequence();
-  const countTokens = (text: string) => model.tokenize(text).length;
+  return {
+    name: path.basename(hubPath),
+    chatWrapper: wrapper.wrapperName,
+    countTokens: (text) => model.tokenize(text).length,
+    async answer(system, user) {
+      const { contextText } = wrapper.generateContextState({
+        chatHistory: [
+          { type: 'system', text: system },
+          { type: 'user', text: user },
+          { type: 'model', response: [] },
+        ],
+      });
+      const tokens = contextText.tokenize(model.tokenizer);
+      await sequence.clearHistory();
+      const start = performance.now();
+      let first = 0;
+      const out: number[] = [];
+      for await (const token of sequence.evaluate(tokens, { temperature: 0 })) {
+        first ||= performance.now();
+        if (model.isEogToken(token) || out.length >= MAX_TOKENS) break;
+        out.push(token);
+      }
+      const end = performance.now();
+      return {
+        promptTokens: tokens.length,
+        answer: model.detokenize(out as never),
+        generatedTokens: out.length,
+        firstTokenS: (first - start) / 1000,
+        seconds: (end - start) / 1000,
+      };
+    },
+    async dispose() {
+      await context.dispose();
+      await model.dispose();
+    },
+  };
+}
+
+/**
+ * An ONNX decoder in the ONNX engine's layout (`onnx:DIR`, DIR holding config.json, the tokenizer
+ * files and onnx/model.onnx, as `npm run models` or scripts/gguf-to-onnx.py write them), read by
+ * onnxruntime-node through transformers.js with the tokenizer's own chat template, greedy: the
+ * ONNX engine's answers, with native kernels in place of the browser's wasm ones (the same
+ * integer and float arithmetic up to rounding).
+ */
+async function onnxAnswerer(dir: string): Promise<Answerer> {
+  if (!existsSync(path.join(dir, 'onnx', 'model.onnx'))) {
+    throw new Error(`answer-knee: ${dir}/onnx/model.onnx is missing.`);
+  }
+  const { AutoModelForCausalLM, AutoTokenizer } = await import('@huggingface/transformers');
+  const { withLocalModel } = await import('./onnx-native');
+  const id = `local/${path.basename(dir)}`;
+  let release: () => void = () => {};
+  const ready = new Promise<{
+    tokenizer: Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>;
+    model: Awaited<ReturnType<typeof AutoModelForCausalLM.from_pretrained>>;
+  }>((resolve, reject) => {
+    void withLocalModel(dir, id, async () => {
+      const tokenizer = await AutoTokenizer.from_pretrained(id);
+      const model = await AutoModelForCausalLM.from_pretrained(id, {
+        dtype: 'fp32',
+        device: 'cpu',
+        session_options: { intraOpNumThreads: THREADS, interOpNumThreads: 1 },
+      });
+      resolve({ tokenizer, model });
+      await new Promise<void>((r) => (release = r));
+      await model.dispose();
+    }).catch(reject);
+  });
+  const { tokenizer, model } = await ready;
+  return {
+    name: `${path.basename(dir)} (ONNX)`,
+    chatWrapper: 'tokenizer chat template',
+    countTokens: (text) => tokenizer.encode(text, { add_special_tokens: false }).length,
+    async answer(system, user) {
+      const prompt = tokenizer.apply_chat_template(
+        [
+          { role: 'system', content: system },
+          { role: 'user', content: user },
+        ],
+        { add_generation_prompt: true, tokenize: false },
+      ) as string;
+      const inputs = tokenizer(prompt, { add_special_tokens: false, return_tensor: true }) as {
+        input_ids: { dims: number[] };
+      };
+      const promptTokens = Number(inputs.input_ids.dims.at(-1));
+      const start = performance.now();
+      let first = 0;
+      const out = (await model.generate({
+        ...(inputs as object),
+        max_new_tokens: MAX_TOKENS,
+        do_sample: false,
+        streamer: {
+          put: () => void (first ||= performance.now()),
+          end: () => {},
+        },
+      } as never)) as { tolist: () => bigint[][] };
+      const end = performance.now();
+      const written = out.tolist()[0].slice(promptTokens).map(Number);
+      // Up to the end-of-text token (config.json's eos_token_id), as llama.cpp's loop stops.
+      const eos = [(model.config as unknown as { eos_token_id: number | number[] }).eos_token_id]
+        .flat()
+        .map(Number);
+      const stop = written.findIndex((t) => eos.includes(t));
+      const kept = stop < 0 ? written : written.slice(0, stop);
+      return {
+        promptTokens,
+        answer: tokenizer.decode(kept, { skip_special_tokens: true }),
+        generatedTokens: kept.length,
+        firstTokenS: (first - start) / 1000,
+        seconds: (end - start) / 1000,
+      };
+    },
+    async dispose() {
+      release();
+    },
+  };
+}
+
+async function measureModel(
+  spec: string,
+  questions: readonly KneeQuestion[],
+  books: ReadonlyMap<string, Book>,
+  log: (line: string) => void,
+): Promise<KneeModelResult> {
+  const answerer = spec.startsWith('onnx:')
+    ? await onnxAnswerer(spec.slice('onnx:'.length))
+    : await llamaAnswerer(spec);
+  const countTokens = answerer.countTokens;
   const loadBefore = os.loadavg();
   const t0 = performance.now();
   const answers: KneeAnswer[] = [];
@@ -231,51 +374,32 @@ async function measureModel(
         const prompt = fitted.prompt;
         const kept = prompt.sources.map((s) => fragments.find((f) => f.index === s.index)!);
         const [system, user] = prompt.messages;
-        const { contextText } = wrapper.generateContextState({
-          chatHistory: [
-            { type: 'system', text: system.content },
-            { type: 'user', text: user.content },
-            { type: 'model', response: [] },
-          ],
-        });
-        const tokens = contextText.tokenize(model.tokenizer);
-        await sequence.clearHistory();
-        const start = performance.now();
-        let first = 0;
-        const out: number[] = [];
-        for await (const token of sequence.evaluate(tokens, { temperature: 0 })) {
-          first ||= performance.now();
-          if (model.isEogToken(token) || out.length >= MAX_TOKENS) break;
-          out.push(token);
-        }
-        const end = performance.now();
-        const answer = model.detokenize(out as never);
+        const got = await answerer.answer(system.content, user.content);
         const row: KneeAnswer = {
           id: q.id,
           budget,
-          promptTokens: tokens.length,
+          promptTokens: got.promptTokens,
           fragments: kept.length,
           goldInPrompt: kept.some((f) => answerHoldsGold(q, f.text)) ? 1 : 0,
-          correct: answerHoldsGold(q, answer),
-          answer,
-          generatedTokens: out.length,
-          firstTokenS: (first - start) / 1000,
-          seconds: (end - start) / 1000,
+          correct: answerHoldsGold(q, got.answer),
+          answer: got.answer,
+          generatedTokens: got.generatedTokens,
+          firstTokenS: got.firstTokenS,
+          seconds: got.seconds,
         };
         answers.push(row);
         log(
-          `${path.basename(hubPath)} ${q.id} @${budget}: ${row.promptTokens} tokens, ` +
+          `${answerer.name} ${q.id} @${budget}: ${row.promptTokens} tokens, ` +
             `${row.seconds.toFixed(1)} s, gold in prompt ${row.goldInPrompt}, correct ${row.correct}: ` +
-            JSON.stringify(answer.slice(0, 80)),
+            JSON.stringify(got.answer.slice(0, 80)),
         );
       }
     }
   } finally {
-    await context.dispose();
-    await model.dispose();
+    await answerer.dispose();
   }
   const wallS = (performance.now() - t0) / 1000;
-  const rates = wllamaRates(hubPath);
+  const rates = spec.startsWith('onnx:') ? null : wllamaRates(spec);
   const byBudget = new Map(
     BUDGETS.map((b) => [
       b,
@@ -313,8 +437,8 @@ async function measureModel(
   });
   const knee = rows.find((r) => r.versusBest.ci95[1] >= 0)!.budget;
   return {
-    model: path.basename(hubPath),
-    chatWrapper: wrapper.wrapperName,
+    model: answerer.name,
+    chatWrapper: answerer.chatWrapper,
     threads: THREADS,
     timed: TIMED,
     date: new Date().toISOString(),
