@@ -35,6 +35,7 @@ import { startHubMirror } from '../e2e/support/hub-mirror';
 import { sharedDatasetPath } from '../test/glove';
 import { realModelsHub, requireRealModel } from '../test/real-models';
 import { startPreview } from './browser';
+import { ONNX_MODEL_FILES } from '../src/llm/onnx/catalogue';
 import { formatRatio, speedRatios } from './llm-speed-ratios';
 import { measureOnnxNative } from './onnx-native';
 import type { BenchSection } from './run';
@@ -287,7 +288,9 @@ async function measurePage(
           `${onnx ? 'onnx-web' : 'wllama'} (${dist}${session ? ` ${session}` : ''}) ${threads} thread(s): ${JSON.stringify(r)}`,
         );
         rows.push({
-          model: onnx ? `${repo}/onnx/model.onnx` : file[file.length - 1],
+          model: onnx
+            ? `${repo}/onnx/${new URLSearchParams(session).get('file') ?? 'model'}.onnx`
+            : file[file.length - 1],
           engine: onnx ? 'onnx-web' : 'wllama',
           ...(r.wllamaVersion ? { wllamaVersion: r.wllamaVersion } : {}),
           ...(r.session ? { onnxSession: r.session } : {}),
@@ -339,25 +342,43 @@ export const llmSpeedSection: BenchSection = {
       if (engines.includes('wllama'))
         for (const dist of dists) rows.push(...(await measurePage(hubPath, prompt, dist, log)));
     }
+    // The ONNX engine's graph files (src/llm/onnx/catalogue.ts), the one it prefers first: the
+    // ratios take the first row of each engine, so they compare the same file.
+    const onnxFiles = (
+      process.env.LLM_SPEED_ONNX_FILES ?? ONNX_MODEL_FILES.map((f) => f.file).join(',')
+    )
+      .split(',')
+      .filter(Boolean);
     if (engines.includes('onnx-native') || engines.includes('onnx-web')) {
-      const onnxFile = cachedModelPath(`${ONNX_MODEL}/onnx/model.onnx`);
-      if (!existsSync(onnxFile)) throw new Error(`${onnxFile} is missing: run \`npm run models\`.`);
+      for (const f of onnxFiles) {
+        const onnxFile = cachedModelPath(`${ONNX_MODEL}/onnx/${f}.onnx`);
+        if (!existsSync(onnxFile))
+          throw new Error(`${onnxFile} is missing: run \`npm run models\`.`);
+      }
     }
-    if (engines.includes('onnx-native')) {
-      const onnx = await measureOnnxNative({
-        modelDir: path.dirname(path.dirname(cachedModelPath(`${ONNX_MODEL}/onnx/model.onnx`))),
-        modelId: ONNX_MODEL,
-        prompt,
-        threads: THREADS,
-        generate: GENERATE,
-      });
-      for (const r of onnx) log(`onnx-native ${r.threads} thread(s): ${JSON.stringify(r)}`);
-      rows.push(...onnx);
-    }
+    if (engines.includes('onnx-native'))
+      for (const modelFile of onnxFiles) {
+        const onnx = await measureOnnxNative({
+          modelDir: path.dirname(path.dirname(cachedModelPath(`${ONNX_MODEL}/onnx/model.onnx`))),
+          modelId: ONNX_MODEL,
+          modelFile,
+          prompt,
+          threads: THREADS,
+          generate: GENERATE,
+        });
+        for (const r of onnx) log(`onnx-native ${r.threads} thread(s): ${JSON.stringify(r)}`);
+        rows.push(...onnx);
+      }
     if (engines.includes('onnx-web'))
       for (const dist of dists)
-        for (const session of (process.env.LLM_SPEED_ONNX_SESSIONS ?? '').split('|'))
-          rows.push(...(await measurePage(ONNX_MODEL, prompt, dist, log, true, session)));
+        for (const modelFile of onnxFiles)
+          for (const session of (process.env.LLM_SPEED_ONNX_SESSIONS ?? '').split('|')) {
+            const params = new URLSearchParams(session);
+            params.set('file', modelFile);
+            rows.push(
+              ...(await measurePage(ONNX_MODEL, prompt, dist, log, true, params.toString())),
+            );
+          }
     const loadAfter = os.loadavg();
     const ratios = speedRatios(rows);
     const ratio = (r: LlmSpeedRow) => {

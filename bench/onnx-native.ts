@@ -25,6 +25,8 @@ export async function measureOnnxNative(opts: {
   /** The model's folder in the hub layout (`…/owner/name/resolve/main`). */
   modelDir: string;
   modelId: string;
+  /** The graph file in onnx/, without `.onnx` (default `model`). */
+  modelFile?: string;
   prompt: string;
   threads: readonly number[];
   generate: number;
@@ -60,6 +62,7 @@ export async function withLocalModel<T>(
 
 async function measureFrom(opts: {
   modelId: string;
+  modelFile?: string;
   prompt: string;
   threads: readonly number[];
   generate: number;
@@ -69,6 +72,7 @@ async function measureFrom(opts: {
   for (const threads of opts.threads) {
     const model = await AutoModelForCausalLM.from_pretrained(opts.modelId, {
       dtype: 'fp32',
+      model_file_name: opts.modelFile ?? 'model',
       device: 'cpu',
       session_options: { intraOpNumThreads: threads, interOpNumThreads: 1 },
     });
@@ -111,7 +115,7 @@ async function measureFrom(opts: {
       const end = performance.now();
       const used = process.cpuUsage(cpu);
       rows.push({
-        model: `${opts.modelId.split('/').pop()}/onnx/model.onnx`,
+        model: `${opts.modelId.split('/').pop()}/onnx/${opts.modelFile ?? 'model'}.onnx`,
         engine: 'onnx-native',
         threads,
         promptTokens,

@@ -21,9 +21,18 @@ session starts: the same arithmetic at run time, measured the same speed and the
 answers (`npm run bench -- onnx-storage`), at half the download (269 MB against 538 MB).
 `--weights int8` (per-column int8 behind DequantizeLinear) is for experiments: ONNX Runtime does
 not fold DequantizeLinear, so it dequantises on every call.
+`--weights w8a8` (`npm run models` writes it as onnx/model_w8a8.onnx, the engine's first choice)
+multiplies in 8-bit integers: the weights per output column, the activations per token (a
+QuantizeLinear along the rows with a scale max|x|/127 each), ONNX Runtime's MatMulIntegerToFloat
+applying the column scales and one Mul the token scales. ONNX Runtime Web reads a prompt about
+1.4x faster so; its next-token loss on Alice is within about 1% of the float file's, where the
+per-tensor 8-bit of onnxruntime's quantize_dynamic lost 3% and changed answers (BENCHMARKS.md,
+"The ONNX engine: 8-bit"). `--float-linears down,o` keeps the named linears float16 (measured: no
+better and slower, so none are kept).
 
-Usage: python gguf-to-onnx.py MODEL.gguf OUT_DIR [--weights float32|int8]
-OUT_DIR receives onnx/model.onnx, config.json, generation_config.json, tokenizer.json and
+Usage: python gguf-to-onnx.py MODEL.gguf OUT_DIR [--weights float32|float16|int8|w8a8]
+       [--onnx-name model] [--float-linears q,k,v,o,gate,up,down]
+OUT_DIR receives onnx/{onnx-name}.onnx, config.json, generation_config.json, tokenizer.json and
 tokenizer_config.json (the tokenizer is rebuilt from the GGUF's own vocabulary, merges and chat
 template).
 """
@@ -97,9 +106,38 @@ def rms_norm(g: Graph, x: str, weight: np.ndarray, eps: float, hint: str) -> str
     return g.op("Mul", [normed, g.const(weight.astype(np.float32), hint + "_w")], hint=hint)
 
 
-def linear(g: Graph, x: str, w: np.ndarray, hint: str, weights: str) -> str:
-    """x @ w.T, with w in the checkpoint's [out, in] layout."""
+def quantize_rows(g: Graph, x: str, width: int) -> tuple[str, str, str]:
+    """x as uint8 with one symmetric scale per token (row): round(x / s) + 128, s = max|x| / 127,
+    in one QuantizeLinear along the rows. Returns the uint8 rows [tokens, in] and the scales
+    [tokens, 1], and x's shape less its last axis. Per token rather than per tensor: one token with a large activation would
+    otherwise flatten every other token's values (per tensor changed the answers, BENCHMARKS.md)."""
+    rows = g.op("Reshape", [x, g.const(np.array([-1, width], np.int64))])
+    amax = g.op("ReduceMax", [g.op("Abs", [rows])], axes=[-1], keepdims=1)
+    s = g.op("Max", [g.op("Mul", [amax, g.const(np.float32(1.0 / 127.0))]), g.const(np.float32(1e-12))], hint="row_scale")
+    flat = g.op("Reshape", [s, g.const(np.array([-1], np.int64))])
+    zero = g.op("Expand", [g.const(np.array([128], np.uint8)), g.op("Shape", [flat])])
+    lead = g.op("Shape", [x], end=-1)
+    return g.op("QuantizeLinear", [rows, flat, zero], axis=0, hint="row_q"), s, lead
+
+
+def linear(g: Graph, x: str, w: np.ndarray, hint: str, weights: str, xq: tuple[str, str, str] | None = None) -> str:
+    """x @ w.T, with w in the checkpoint's [out, in] layout. For `w8a8`, `xq` is x quantised by
+    quantize_rows (shared by the linears that read the same x)."""
     wt = np.ascontiguousarray(w.T)
+    if weights == "w8a8":
+        scale = np.maximum(np.abs(wt).max(axis=0), 1e-12) / 127.0
+        q = np.clip(np.round(wt / scale), -127, 127).astype(np.int8)
+        xu, s, lead = xq if xq is not None else quantize_rows(g, x, wt.shape[0])
+        # ONNX Runtime's contrib op: the integer product, converted and scaled per column inside
+        # the kernel; the per-token scale follows as one Mul.
+        y = g.op(
+            "MatMulIntegerToFloat",
+            [xu, g.const(q, hint + "_q"), g.const(np.float32(1.0), hint + "_one"), g.const(scale.astype(np.float32), hint + "_s"), g.const(np.uint8(128), hint + "_zp")],
+            domain="com.microsoft",
+        )
+        y = g.op("Mul", [y, s])
+        shape = g.op("Concat", [lead, g.const(np.array([wt.shape[1]], np.int64))], axis=0)
+        return g.op("Reshape", [y, shape], hint=hint)
     if weights == "int8":
         scale = np.maximum(np.abs(wt).max(axis=0), 1e-12) / 127.0
         q = np.clip(np.round(wt / scale), -127, 127).astype(np.int8)
@@ -120,7 +158,7 @@ def rotate_half(g: Graph, x: str, half: int) -> str:
     return g.op("Concat", [g.op("Neg", [x2]), x1], axis=-1)
 
 
-def build(reader: GGUFReader, weights: str) -> tuple[onnx.ModelProto, dict]:
+def build(reader: GGUFReader, weights: str, float_linears: frozenset[str] = frozenset()) -> tuple[onnx.ModelProto, dict]:
     arch = field(reader, "general.architecture")
     if arch != "llama":
         raise SystemExit(f"only the llama architecture is supported, this file is {arch!r}")
@@ -159,7 +197,7 @@ def build(reader: GGUFReader, weights: str) -> tuple[onnx.ModelProto, dict]:
                 )
             )
 
-    if weights == "float16":
+    if weights in ("float16", "w8a8"):
         # Like the other matrices: float16 in the file, one Cast that ONNX Runtime folds into a
         # float32 constant at session start, shared by the lookup and the head.
         embed_name = g.op("Cast", [g.const(embed.astype(np.float16), "embed16")], hint="embed", to=TensorProto.FLOAT)
@@ -203,9 +241,11 @@ def build(reader: GGUFReader, weights: str) -> tuple[onnx.ModelProto, dict]:
     for i in range(layers):
         p = f"blk.{i}."
         h = rms_norm(g, x, tensor(reader, p + "attn_norm.weight"), eps, f"l{i}_attn_norm")
-        q = linear(g, h, unpermute(tensor(reader, p + "attn_q.weight"), heads), f"l{i}_q", weights)
-        k = linear(g, h, unpermute(tensor(reader, p + "attn_k.weight"), kv_heads), f"l{i}_k", weights)
-        v = linear(g, h, tensor(reader, p + "attn_v.weight"), f"l{i}_v", weights)
+        wk = {kind: (weights if kind not in float_linears else "float16") for kind in ("q", "k", "v", "o", "gate", "up", "down")}
+        hq = quantize_rows(g, h, hidden) if "w8a8" in (wk["q"], wk["k"], wk["v"]) else None
+        q = linear(g, h, unpermute(tensor(reader, p + "attn_q.weight"), heads), f"l{i}_q", wk["q"], hq)
+        k = linear(g, h, unpermute(tensor(reader, p + "attn_k.weight"), kv_heads), f"l{i}_k", wk["k"], hq)
+        v = linear(g, h, tensor(reader, p + "attn_v.weight"), f"l{i}_v", wk["v"], hq)
         q = g.op("Transpose", [g.op("Reshape", [q, q_shape])], perm=[0, 2, 1, 3])
         k = g.op("Transpose", [g.op("Reshape", [k, kv_shape])], perm=[0, 2, 1, 3])
         v = g.op("Transpose", [g.op("Reshape", [v, kv_shape])], perm=[0, 2, 1, 3])
@@ -224,12 +264,13 @@ def build(reader: GGUFReader, weights: str) -> tuple[onnx.ModelProto, dict]:
         ctx = g.op("MatMul", [probs, v_all])  # [batch, kv_heads, group*seq, head_dim]
         ctx = g.op("Reshape", [ctx, g.const(np.array([0, heads, -1, head_dim], np.int64))])
         ctx = g.op("Reshape", [g.op("Transpose", [ctx], perm=[0, 2, 1, 3]), merge_shape])
-        x = g.op("Add", [x, linear(g, ctx, tensor(reader, p + "attn_output.weight"), f"l{i}_o", weights)])
+        x = g.op("Add", [x, linear(g, ctx, tensor(reader, p + "attn_output.weight"), f"l{i}_o", wk["o"])])
         h = rms_norm(g, x, tensor(reader, p + "ffn_norm.weight"), eps, f"l{i}_ffn_norm")
-        gate = linear(g, h, tensor(reader, p + "ffn_gate.weight"), f"l{i}_gate", weights)
-        up = linear(g, h, tensor(reader, p + "ffn_up.weight"), f"l{i}_up", weights)
+        hq = quantize_rows(g, h, hidden) if "w8a8" in (wk["gate"], wk["up"]) else None
+        gate = linear(g, h, tensor(reader, p + "ffn_gate.weight"), f"l{i}_gate", wk["gate"], hq)
+        up = linear(g, h, tensor(reader, p + "ffn_up.weight"), f"l{i}_up", wk["up"], hq)
         act = g.op("Mul", [g.op("Mul", [gate, g.op("Sigmoid", [gate])]), up])
-        x = g.op("Add", [x, linear(g, act, tensor(reader, p + "ffn_down.weight"), f"l{i}_down", weights)])
+        x = g.op("Add", [x, linear(g, act, tensor(reader, p + "ffn_down.weight"), f"l{i}_down", wk["down"])])
 
     last = g.op("Slice", [x, g.const(np.array([-1], np.int64)), g.const(np.array([2**62], np.int64)), g.const(np.array([1], np.int64))])
     last = rms_norm(g, last, tensor(reader, "output_norm.weight"), eps, "final_norm")
@@ -238,7 +279,10 @@ def build(reader: GGUFReader, weights: str) -> tuple[onnx.ModelProto, dict]:
     g.op("Reshape", [logits, g.const(np.array([-1, 1, vocab], np.int64))], outputs=["logits"])
 
     graph = helper.make_graph(g.nodes, "decoder", inputs, outputs, g.inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="fragrel-lens gguf-to-onnx")
+    opsets = [helper.make_opsetid("", OPSET)]
+    if any(n.domain == "com.microsoft" for n in g.nodes):
+        opsets.append(helper.make_opsetid("com.microsoft", 1))
+    model = helper.make_model(graph, opset_imports=opsets, producer_name="fragrel-lens gguf-to-onnx")
     model.ir_version = 8
     config = {
         "model_type": "llama",
@@ -332,14 +376,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("gguf")
     parser.add_argument("out_dir")
-    parser.add_argument("--weights", choices=["float32", "float16", "int8"], default="float16")
+    parser.add_argument("--weights", choices=["float32", "float16", "int8", "w8a8"], default="float16")
+    parser.add_argument("--float-linears", default="", help="with w8a8: linears kept float16, e.g. down,o")
+    parser.add_argument("--onnx-name", default="model", help="the graph's file name in onnx/, without .onnx")
     args = parser.parse_args()
     reader = GGUFReader(args.gguf)
-    model, config = build(reader, args.weights)
+    model, config = build(reader, args.weights, frozenset(filter(None, args.float_linears.split(","))))
     tok, tok_config = tokenizer_files(reader)
     os.makedirs(os.path.join(args.out_dir, "onnx"), exist_ok=True)
     onnx.checker.check_model(model)
-    onnx.save_model(model, os.path.join(args.out_dir, "onnx", "model.onnx"))
+    onnx.save_model(model, os.path.join(args.out_dir, "onnx", args.onnx_name + ".onnx"))
     with open(os.path.join(args.out_dir, "config.json"), "w") as f:
         json.dump(config, f, indent=2)
     with open(os.path.join(args.out_dir, "generation_config.json"), "w") as f:

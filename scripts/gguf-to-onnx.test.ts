@@ -285,3 +285,74 @@ describe('the ONNX decoder converted from the SmolLM2 GGUF', () => {
     }
   }, 240_000);
 });
+
+/**
+ * Along a text (teacher forcing): the prompt in `pieces` (token counts), then one token a run; the
+ * log-probability of each true next token and the top choice at each step.
+ */
+async function readAlong(
+  file: string,
+  ids: number[],
+  pieces: number[],
+): Promise<{ logProbs: number[]; top: number[]; last: Float32Array<ArrayBufferLike> }> {
+  const ort = await import('onnxruntime-node');
+  const s = await ort.InferenceSession.create(realModelPath(onnx.hubId, file), {
+    intraOpNumThreads: 2,
+  });
+  try {
+    const step = decoderSteps(s, realModelPath(onnx.hubId, 'config.json'));
+    let at = 0;
+    let logits: Float32Array<ArrayBufferLike> = new Float32Array(0);
+    for (const n of pieces) {
+      logits = await step(ids.slice(at, at + n));
+      at += n;
+    }
+    const logProbs: number[] = [];
+    const top: number[] = [];
+    for (; at < ids.length; at++) {
+      let max = -Infinity;
+      for (const v of logits) max = Math.max(max, v);
+      let sum = 0;
+      for (const v of logits) sum += Math.exp(v - max);
+      logProbs.push(logits[ids[at]] - max - Math.log(sum));
+      top.push(top2(logits)[0]);
+      if (at + 1 < ids.length) logits = await step([ids[at]]);
+    }
+    return { logProbs, top, last: logits };
+  } finally {
+    await s.release();
+  }
+}
+
+describe('the 8-bit file (onnx/model_w8a8.onnx) and reading a prompt in pieces', () => {
+  it('predicts the next tokens of Alice almost as the float file does', async () => {
+    // 400 tokens read at once, then 200 next tokens one a step.
+    const ids = encode(alice(700)).slice(0, 600);
+    const float = await readAlong('onnx/model.onnx', ids, [400]);
+    const w8a8 = await readAlong('onnx/model_w8a8.onnx', ids, [400]);
+    const nll = (r: { logProbs: number[] }) =>
+      -r.logProbs.reduce((a, b) => a + b, 0) / r.logProbs.length;
+    const agree = float.top.filter((t, i) => t === w8a8.top[i]).length / float.top.length;
+    // Measured here: next-token loss 2.693 (float) against 2.720 nats (8-bit), +1.0%; the same top
+    // token on 86.5% of steps. On a later page of Alice, per-tensor 8-bit (onnxruntime's
+    // quantize_dynamic, which changed answers) gave +3.2% and 78% where this file gave +0.3% and
+    // 87%: these bounds tell the two apart.
+    expect(nll(float)).toBeGreaterThan(2);
+    expect(nll(w8a8) / nll(float)).toBeLessThan(1.02);
+    expect(agree).toBeGreaterThan(0.82);
+  }, 240_000);
+
+  it('gives the same next-token logits whether the prompt is read at once or in pieces', async () => {
+    const ids = encode(alice(700)).slice(0, 700);
+    const once = await readAlong('onnx/model_w8a8.onnx', ids, [700]);
+    // As the engine's worker reads it (src/llm/onnx/prefill.ts): pieces of 256, then the rest.
+    const pieces = await readAlong('onnx/model_w8a8.onnx', ids, [256, 256, 188]);
+    let largest = 0;
+    for (let i = 0; i < once.last.length; i++)
+      largest = Math.max(largest, Math.abs(once.last[i] - pieces.last[i]));
+    expect(once.last.length).toBeGreaterThan(40_000);
+    // Measured: identical to the bit (each row of every product is summed in the same order).
+    expect(largest).toBeLessThan(0.05);
+    expect(top2(pieces.last)[0]).toBe(top2(once.last)[0]);
+  }, 240_000);
+});

@@ -11,6 +11,7 @@
  * (a stamp file holds them); a run with other pins rebuilds it.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { ModelsError } from './models-error.mjs';
@@ -103,12 +104,17 @@ export function convertWithTool({ convert, source, manifest, cache, repoRoot, en
   const tool = manifest.tools?.[convert.tool];
   if (!tool) throw new ModelsError(`The manifest has no tool ${convert.tool} under "tools".`);
   const python = toolPython(convert.tool, tool, cache, env, log);
-  const out = join(cache, 'convert', convert.tool);
-  rmSync(out, { recursive: true, force: true });
-  mkdirSync(out, { recursive: true });
   const options = Object.entries(convert)
     .filter(([key]) => !['model', 'path', 'tool'].includes(key))
     .flatMap(([key, value]) => [`--${key}`, String(value)]);
+  // A folder per set of options: two conversions of one model (float16 and 8-bit) in one run
+  // must not empty each other's output before its files are moved.
+  const tag = createHash('sha256')
+    .update(JSON.stringify([source, options]))
+    .digest('hex');
+  const out = join(cache, 'convert', `${convert.tool}-${tag.slice(0, 12)}`);
+  rmSync(out, { recursive: true, force: true });
+  mkdirSync(out, { recursive: true });
   const script = resolve(repoRoot, tool.script);
   const started = Date.now();
   try {

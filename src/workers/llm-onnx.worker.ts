@@ -12,7 +12,9 @@ import {
   AutoTokenizer,
   DynamicCache,
   InterruptableStoppingCriteria,
+  Tensor as HfTensor,
   TextStreamer,
+  env,
   type PreTrainedModel,
   type PreTrainedTokenizer,
   type Tensor,
@@ -20,11 +22,32 @@ import {
 import { configureTransformers, ortNumThreads, setHubHost } from '../models/transformers-env';
 import { createDownloadProgress } from '../models/load-progress';
 import type { FromOnnxWorker, OnnxCallStats, ToOnnxWorker } from '../llm/onnx/protocol';
+import { PREFILL_CHUNK_TOKENS, prefillEnds } from '../llm/onnx/prefill';
+import { ONNX_MODEL_FILES } from '../llm/onnx/catalogue';
 
 let tokenizer: PreTrainedTokenizer | null = null;
 let model: PreTrainedModel | null = null;
+/**
+ * A call's stop switch: set by a 'stop' message, or read from the page's shared stop flag. The
+ * flag is what makes Stop work during a call: reading and writing run ONNX Runtime without
+ * returning to this worker's event loop, so a 'stop' message waits until the call is over.
+ */
+class StopSwitch extends InterruptableStoppingCriteria {
+  constructor(private readonly id: number) {
+    super();
+  }
+  get stopped(): boolean {
+    return this.interrupted || (stopFlag !== null && Atomics.load(stopFlag, 0) === this.id);
+  }
+  override _call(inputIds: number[][]): boolean[] {
+    return new Array<boolean>(inputIds.length).fill(this.stopped);
+  }
+}
+
 /** The stop switch of the call in progress, by its id. */
-const running = new Map<number, InterruptableStoppingCriteria>();
+const running = new Map<number, StopSwitch>();
+/** The page's stop flag (an Int32Array over shared memory: the id of the call to stop), if any. */
+let stopFlag: Int32Array | null = null;
 /** Calls run one after another: the model has one KV cache and the CPU has few cores. */
 let chain: Promise<unknown> = Promise.resolve();
 /**
@@ -35,6 +58,8 @@ let chain: Promise<unknown> = Promise.resolve();
 let kept: { ids: number[]; cache: DynamicCache } | null = null;
 /** Fewer shared tokens than this are read again: cropping the cache costs more than it saves. */
 const MIN_REUSED_TOKENS = 16;
+/** Tokens per piece a prompt is read in (src/llm/onnx/prefill.ts); the speed check may set it. */
+let prefillChunk = PREFILL_CHUNK_TOKENS;
 
 const post = (message: FromOnnxWorker) => self.postMessage(message);
 
@@ -57,29 +82,44 @@ self.onmessage = (event: MessageEvent<ToOnnxWorker>) => {
   }
 };
 
-async function load({ modelId, host, threads, session }: Extract<ToOnnxWorker, { type: 'load' }>) {
+async function load({
+  modelId,
+  host,
+  threads,
+  session,
+  stop,
+}: Extract<ToOnnxWorker, { type: 'load' }>) {
+  stopFlag = stop ?? null;
   try {
     await configureTransformers(threads || undefined);
+    const { prefillChunk: chunk, modelFile, ...sessionOptions } = session ?? {};
+    if (chunk !== undefined) prefillChunk = chunk;
     const hub = setHubHost(host);
     // transformers.js reports a missing model as whatever its first missing file breaks
     // ("reading 'tokenizer_class'"): ask for the config first, to say plainly that it is not there.
     const configUrl = `${hub.replace(/\/+$/, '')}/${modelId}/resolve/main/config.json`;
-    const head = await fetch(configUrl, { method: 'HEAD' });
-    if (head.status === 404 || head.status === 401) {
+    // Offline, the request fails: the model may still be in the browser's cache, so the load goes on.
+    const head = await fetch(configUrl, { method: 'HEAD' }).catch(() => null);
+    if (head && (head.status === 404 || head.status === 401)) {
       post({ type: 'load-error', detail: `config.json: HTTP ${head.status}`, notFound: true });
       return;
     }
+    const graph = await chooseGraph(
+      `${hub.replace(/\/+$/, '')}/${modelId}/resolve/main`,
+      modelFile,
+    );
     const progress = createDownloadProgress((p) =>
       post({ type: 'progress', text: `Downloading ${modelId}`, loaded: p.done, total: p.total }),
     );
     tokenizer = await AutoTokenizer.from_pretrained(modelId, { progress_callback: progress });
-    // dtype fp32 is the file onnx/model.onnx: float32 arithmetic, which ONNX Runtime's wasm
-    // kernels run fastest (its 4-bit and 16-bit kernels measured slower here, BENCHMARKS.md).
+    // dtype fp32 with the chosen file name: onnx/{file}.onnx as it is (no dtype suffix). ONNX
+    // Runtime's 4-bit and 16-bit kernels measured slower here (BENCHMARKS.md).
     model = await AutoModelForCausalLM.from_pretrained(modelId, {
       dtype: 'fp32',
+      model_file_name: graph.file,
       device: 'wasm',
       progress_callback: progress,
-      ...(session ? { session_options: { ...session } } : {}),
+      ...(Object.keys(sessionOptions).length ? { session_options: sessionOptions } : {}),
     });
     const config = model.config as unknown as { max_position_embeddings?: number };
     post({
@@ -87,6 +127,8 @@ async function load({ modelId, host, threads, session }: Extract<ToOnnxWorker, {
       contextLimit: config.max_position_embeddings ?? 2048,
       chat: Boolean((tokenizer as unknown as { chat_template?: unknown }).chat_template),
       threads: ortNumThreads(),
+      file: graph.file,
+      weights: graph.weights,
     });
   } catch (error) {
     const detail = error instanceof Error ? error.message : String(error);
@@ -96,6 +138,28 @@ async function load({ modelId, host, threads, session }: Extract<ToOnnxWorker, {
       notFound: /\b404\b|not found|Could not locate/i.test(detail),
     });
   }
+}
+
+/**
+ * The graph file to load: the one named (the speed check page), else the first of
+ * ONNX_MODEL_FILES the host has (a HEAD request each; the float32 `model` is the last resort and
+ * is not asked about: its absence is reported by the load itself).
+ */
+async function chooseGraph(
+  base: string,
+  named: string | undefined,
+): Promise<{ file: string; weights: string }> {
+  const known = ONNX_MODEL_FILES.find((f) => f.file === named);
+  if (named) return known ?? { file: named, weights: 'as named' };
+  const kept = await caches.open(env.cacheKey).catch(() => null);
+  for (const candidate of ONNX_MODEL_FILES.slice(0, -1)) {
+    const url = `${base}/onnx/${candidate.file}.onnx`;
+    // Kept by the browser from an earlier load (so offline too), or on the host.
+    if (await kept?.match(url).catch(() => undefined)) return candidate;
+    const head = await fetch(url, { method: 'HEAD' }).catch(() => null);
+    if (head?.ok) return candidate;
+  }
+  return ONNX_MODEL_FILES[ONNX_MODEL_FILES.length - 1];
 }
 
 function encode(text: string): number[] {
@@ -121,7 +185,7 @@ async function generate(request: Extract<ToOnnxWorker, { type: 'generate' }>) {
     post({ type: 'error', id, detail: 'No model is loaded.', text, stats: stats() });
     return;
   }
-  const stop = new InterruptableStoppingCriteria();
+  const stop = new StopSwitch(id);
   running.set(id, stop);
   try {
     const prompt = request.messages
@@ -155,9 +219,21 @@ async function generate(request: Extract<ToOnnxWorker, { type: 'generate' }>) {
         completionTokens++;
       },
     });
-    const past = reusable(ids);
+    let past = reusable(ids);
     cachedPromptTokens = past?.get_seq_length() ?? 0;
     kept = null; // consumed: the call extends it, or it is stale after a failure
+    for (const end of prefillEnds(cachedPromptTokens, ids.length, prefillChunk)) {
+      if (stop.stopped) break;
+      past = await extend(ids, end, past);
+    }
+    if (stop.stopped) {
+      // Stopped while reading: nothing written. What was read is kept, so a next prompt that
+      // starts the same way (the same instructions, the question asked again) does not read it
+      // again.
+      if (past) kept = { ids: ids.slice(0, past.get_seq_length()), cache: past };
+      post({ type: 'done', id, text, finish: 'stop', stopped: true, stats: stats() });
+      return;
+    }
     const greedy = request.temperature <= 0;
     const result = (await model.generate({
       ...inputs,
@@ -184,7 +260,7 @@ async function generate(request: Extract<ToOnnxWorker, { type: 'generate' }>) {
       id,
       text,
       finish: eos ? 'stop' : 'length',
-      stopped: stop.interrupted,
+      stopped: stop.stopped,
       stats: stats(),
     });
   } catch (error) {
@@ -194,6 +270,28 @@ async function generate(request: Extract<ToOnnxWorker, { type: 'generate' }>) {
   } finally {
     running.delete(id);
   }
+}
+
+/**
+ * Reads the prompt's tokens from where `past` ends up to `end` in one model call, and returns the
+ * cache extended by them (the call's logits are not needed: only the last piece's are).
+ */
+async function extend(
+  ids: readonly number[],
+  end: number,
+  past: DynamicCache | null,
+): Promise<DynamicCache> {
+  const start = past?.get_seq_length() ?? 0;
+  const piece = ids.slice(start, end).map(BigInt);
+  const outputs = (await model!.forward({
+    input_ids: new HfTensor('int64', BigInt64Array.from(piece), [1, piece.length]),
+    attention_mask: new HfTensor('int64', new BigInt64Array(end).fill(1n), [1, end]),
+    ...(past ? { past_key_values: past } : {}),
+  })) as Record<string, Tensor>;
+  const entries: Record<string, Tensor> = {};
+  for (const [name, tensor] of Object.entries(outputs))
+    if (name.startsWith('present')) entries[name.replace('present', 'past_key_values')] = tensor;
+  return new DynamicCache(entries);
 }
 
 /**

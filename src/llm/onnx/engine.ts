@@ -75,6 +75,11 @@ export async function loadOnnxLlm(
     };
   }
   if (events.signal?.aborted) return { ok: false, error: STOPPED };
+  // Stop's shared flag, where memory can be shared (a cross-origin isolated page).
+  const stopFlag =
+    typeof SharedArrayBuffer !== 'undefined' && globalThis.crossOriginIsolated === true
+      ? new Int32Array(new SharedArrayBuffer(4))
+      : null;
   const worker = new Worker(new URL('../../workers/llm-onnx.worker.ts', import.meta.url), {
     type: 'module',
   });
@@ -99,6 +104,7 @@ export async function loadOnnxLlm(
       host: source.host,
       threads: source.threads,
       ...(source.session ? { session: source.session } : {}),
+      ...(stopFlag ? { stop: stopFlag } : {}),
     };
     worker.postMessage(load);
   });
@@ -106,7 +112,7 @@ export async function loadOnnxLlm(
     worker.terminate();
     return loaded;
   }
-  return { ok: true, engine: new OnnxLlmEngine(worker, source, loaded.facts) };
+  return { ok: true, engine: new OnnxLlmEngine(worker, source, loaded.facts, stopFlag) };
 }
 
 type Pending = {
@@ -128,11 +134,13 @@ export class OnnxLlmEngine implements LlmEngine {
     private readonly worker: Worker,
     readonly source: OnnxSource,
     readonly facts: OnnxModelFacts,
+    /** Shared with the worker: the id of the call to stop (see protocol.ts). */
+    private readonly stopFlag: Int32Array | null = null,
   ) {
     this.promptStyle = facts.chat ? 'chat' : 'text';
     this.contextLimit = Math.min(facts.contextLimit, source.contextSize);
     const name = source.modelId.split('/').pop();
-    this.label = `${name} in this browser (ONNX Runtime, ${facts.threads} thread${facts.threads === 1 ? '' : 's'})`;
+    this.label = `${name} in this browser (ONNX Runtime, ${facts.weights}, ${facts.threads} thread${facts.threads === 1 ? '' : 's'})`;
     worker.onmessage = (e: MessageEvent<FromOnnxWorker>) => this.receive(e.data);
     worker.onerror = (e) => this.fail(e.message || 'The model worker stopped.');
   }
@@ -188,7 +196,10 @@ export class OnnxLlmEngine implements LlmEngine {
     if (request.signal?.aborted) return { ok: false, text: '', error: STOPPED, stats: empty };
     if (this.dead) return { ok: false, text: '', error: this.engineError(this.dead), stats: empty };
     const id = this.nextId++;
-    const stop = () => this.worker.postMessage({ type: 'stop', id } satisfies ToOnnxWorker);
+    const stop = () => {
+      if (this.stopFlag) Atomics.store(this.stopFlag, 0, id);
+      this.worker.postMessage({ type: 'stop', id } satisfies ToOnnxWorker);
+    };
     request.signal?.addEventListener('abort', stop, { once: true });
     try {
       const reply = await this.call(

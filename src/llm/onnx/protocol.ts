@@ -13,6 +13,12 @@ export type ToOnnxWorker =
       threads: number;
       /** ONNX Runtime session options to try (the speed check page only; none in the app). */
       session?: OnnxSessionTuning;
+      /**
+       * Shared memory (where the page is cross-origin isolated): the page writes the id of the
+       * call to stop, which the worker reads between steps. A 'stop' message alone waits until
+       * the worker's call is over.
+       */
+      stop?: Int32Array;
     }
   | { type: 'count'; id: number; text: string }
   | {
@@ -41,6 +47,13 @@ export interface OnnxSessionTuning {
   graphOptimizationLevel?: 'disabled' | 'basic' | 'extended' | 'all';
   enableCpuMemArena?: boolean;
   enableMemPattern?: boolean;
+  /**
+   * Tokens per piece a prompt is read in (src/llm/onnx/prefill.ts; 0: in one call). Not a session
+   * option: the worker's own, measured with them.
+   */
+  prefillChunk?: number;
+  /** The graph file to load (catalogue.ts ONNX_MODEL_FILES), instead of the first the host has. */
+  modelFile?: string;
 }
 
 /** What the worker says a loaded model is. */
@@ -51,6 +64,9 @@ export interface OnnxModelFacts {
   chat: boolean;
   /** wasm threads ONNX Runtime runs with. */
   threads: number;
+  /** The graph file loaded (`onnx/{file}.onnx`) and what its weights are, e.g. "8-bit". */
+  file: string;
+  weights: string;
 }
 
 /** Timings of one call, measured in the worker around the model's steps. */

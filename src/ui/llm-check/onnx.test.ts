@@ -15,4 +15,11 @@ describe("the speed check page's ONNX session options", () => {
   it('ignores an unknown optimisation level', () => {
     expect(sessionTuning(new URLSearchParams('opt=fast'))).toBeUndefined();
   });
+
+  it('reads the piece size a prompt is read in, 0 included, and ignores a malformed one', () => {
+    expect(sessionTuning(new URLSearchParams('chunk=128'))).toEqual({ prefillChunk: 128 });
+    expect(sessionTuning(new URLSearchParams('chunk=0'))).toEqual({ prefillChunk: 0 });
+    expect(sessionTuning(new URLSearchParams('chunk=-5'))).toBeUndefined();
+    expect(sessionTuning(new URLSearchParams('chunk=big'))).toBeUndefined();
+  });
 });

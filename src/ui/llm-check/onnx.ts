@@ -6,7 +6,8 @@
  * mode's fields, so the llm-speed benchmark reads both alike.
  *
  * `opt` (disabled, basic, extended, all), `arena` and `mempattern` (1 or 0) set ONNX Runtime's
- * session options, to measure what they change; without them the engine runs as in the app.
+ * session options, `chunk` the tokens per piece a prompt is read in (0: one call) and `file` the
+ * graph file to load (e.g. `model`, the float32 one), to measure what they change; without them the engine runs as in the app.
  * `warm=1` reads a short prompt first, so the timed run is not the session's first. `hold=1`
  * waits after the load, the status saying "Loaded", until `window.fragrelGo()` is called (the
  * llm-profile bench starts its profiler there, so the profile is the prompt's reading alone).
@@ -35,6 +36,10 @@ export function sessionTuning(params: URLSearchParams): OnnxSessionTuning | unde
   if (arena !== undefined) tuning.enableCpuMemArena = arena;
   const pattern = flag('mempattern');
   if (pattern !== undefined) tuning.enableMemPattern = pattern;
+  const file = params.get('file');
+  if (file && /^[\w.-]+$/.test(file)) tuning.modelFile = file;
+  const chunk = params.get('chunk');
+  if (chunk !== null && /^\d+$/.test(chunk)) tuning.prefillChunk = Number(chunk);
   return Object.keys(tuning).length ? tuning : undefined;
 }
 
@@ -85,6 +90,8 @@ export async function runOnnxCheck(
       model: check.modelId,
       engine: 'onnx',
       session: session ?? null,
+      file: loaded.engine.facts.file,
+      weights: loaded.engine.facts.weights,
       loadMs,
       warmupMs,
       threads: loaded.engine.facts.threads,
