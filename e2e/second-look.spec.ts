@@ -125,6 +125,9 @@ test('a link in a chat reply opens in a new tab; the app stays', async () => {
   await page.getByRole('tab', { name: 'Chat' }).click();
   const chat = page.getByTestId('chat-view');
   await chat.getByRole('button', { name: 'New chat', exact: true }).click();
+  // The new conversation is stored and shown before the message is typed: typed earlier, the
+  // box was emptied when it opened (CI once sent nothing so).
+  await expect(chat.getByTestId('chat-conversation')).toHaveCount(1);
   server.replies.push({
     kind: 'answer',
     pieces: ['Read it at [Gutenberg](https://www.gutenberg.example/ebooks/11).'],
