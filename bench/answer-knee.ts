@@ -237,7 +237,12 @@ async function llamaAnswerer(hubPath: string): Promise<Answerer> {
           { type: 'model', response: [] },
         ],
       });
-      const tokens = contextText.tokenize(model.tokenizer);
+      let tokens = contextText.tokenize(model.tokenizer);
+      // node-llama-cpp's ChatML wrapper opens with the model's BOS token, which for SmolLM2 is
+      // <|im_start|> itself: the prompt began "<|im_start|><|im_start|>system". The template in
+      // the GGUF (what wllama and the ONNX engine render) has it once.
+      if (tokens.length > 1 && tokens[0] === model.tokens.bos && tokens[1] === model.tokens.bos)
+        tokens = tokens.slice(1);
       await sequence.clearHistory();
       const start = performance.now();
       let first = 0;
