@@ -16,9 +16,10 @@
 /**
  * The knee: the fewest passage tokens a small local model still answers from. Measured with
  * native llama.cpp on 30 factual questions over ten Gutenberg books, SmolLM2-135M-Instruct
- * (bench/results/answer-knee.json, BENCHMARKS.md "Correctness against prompt budget"): 7% right
- * at 250 prompt tokens, 23% at 500, 23% at 1,000, 33% at 2,000; 500 is the smallest budget within
- * the noise of the best, 250 is clearly below it. That knee counts PROMPT tokens; for SmolLM2 the
+ * (bench/results/answer-knee.json, BENCHMARKS.md "Correctness against prompt budget" and "The GGUF
+ * rows again"): 10% right at 250 prompt tokens, 20% at 500, 23% at 1,000, 33% at 2,000 (the Q8_0
+ * file; the ONNX engine's 8-bit graph 17% at 500 and 23% at 1,000); 500 is the smallest budget
+ * within the noise of the best, 250 is clearly below it. That knee counts PROMPT tokens; for SmolLM2 the
  * story prompt's instructions and a short question take about 80 (`INSTRUCTION_TOKENS`), so 500
  * prompt tokens are about 420 passage tokens. A model is given at least this much, however slowly
  * it reads here: fewer passages answer faster and mostly wrongly. Before its speed here is
