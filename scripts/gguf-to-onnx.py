@@ -27,8 +27,9 @@ QuantizeLinear along the rows with a scale max|x|/127 each), ONNX Runtime's MatM
 applying the column scales and one Mul the token scales. ONNX Runtime Web reads a prompt about
 1.4x faster so; its next-token loss on Alice is within about 1% of the float file's, where the
 per-tensor 8-bit of onnxruntime's quantize_dynamic lost 3% and changed answers (BENCHMARKS.md,
-"The ONNX engine: 8-bit"). `--float-linears down,o` keeps the named linears float16 (measured: no
-better and slower, so none are kept).
+"The ONNX engine: 8-bit"). `--float-linears down,o` keeps the named linears float16 (measured
+with `down` kept: the same top token more often, a higher next-token loss, slower; none are
+kept).
 
 Usage: python gguf-to-onnx.py MODEL.gguf OUT_DIR [--weights float32|float16|int8|w8a8]
        [--onnx-name model] [--float-linears q,k,v,o,gate,up,down]
@@ -108,9 +109,10 @@ def rms_norm(g: Graph, x: str, weight: np.ndarray, eps: float, hint: str) -> str
 
 def quantize_rows(g: Graph, x: str, width: int) -> tuple[str, str, str]:
     """x as uint8 with one symmetric scale per token (row): round(x / s) + 128, s = max|x| / 127,
-    in one QuantizeLinear along the rows. Returns the uint8 rows [tokens, in] and the scales
-    [tokens, 1], and x's shape less its last axis. Per token rather than per tensor: one token with a large activation would
-    otherwise flatten every other token's values (per tensor changed the answers, BENCHMARKS.md)."""
+    in one QuantizeLinear along the rows. Returns the uint8 rows [tokens, in], the scales
+    [tokens, 1] and x's shape less its last axis. Per token rather than per tensor: one token
+    with a large activation would otherwise flatten every other token's values (per tensor
+    changed the answers, BENCHMARKS.md)."""
     rows = g.op("Reshape", [x, g.const(np.array([-1, width], np.int64))])
     amax = g.op("ReduceMax", [g.op("Abs", [rows])], axes=[-1], keepdims=1)
     s = g.op("Max", [g.op("Mul", [amax, g.const(np.float32(1.0 / 127.0))]), g.const(np.float32(1e-12))], hint="row_scale")
@@ -120,13 +122,18 @@ def quantize_rows(g: Graph, x: str, width: int) -> tuple[str, str, str]:
     return g.op("QuantizeLinear", [rows, flat, zero], axis=0, hint="row_q"), s, lead
 
 
+def per_column_int8(wt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """wt [in, out] rounded to int8 with one symmetric scale per output column: (q, scales)."""
+    scale = np.maximum(np.abs(wt).max(axis=0), 1e-12) / 127.0
+    return np.clip(np.round(wt / scale), -127, 127).astype(np.int8), scale
+
+
 def linear(g: Graph, x: str, w: np.ndarray, hint: str, weights: str, xq: tuple[str, str, str] | None = None) -> str:
     """x @ w.T, with w in the checkpoint's [out, in] layout. For `w8a8`, `xq` is x quantised by
     quantize_rows (shared by the linears that read the same x)."""
     wt = np.ascontiguousarray(w.T)
     if weights == "w8a8":
-        scale = np.maximum(np.abs(wt).max(axis=0), 1e-12) / 127.0
-        q = np.clip(np.round(wt / scale), -127, 127).astype(np.int8)
+        q, scale = per_column_int8(wt)
         xu, s, lead = xq if xq is not None else quantize_rows(g, x, wt.shape[0])
         # ONNX Runtime's contrib op: the integer product, converted and scaled per column inside
         # the kernel; the per-token scale follows as one Mul.
@@ -139,8 +146,7 @@ def linear(g: Graph, x: str, w: np.ndarray, hint: str, weights: str, xq: tuple[s
         shape = g.op("Concat", [lead, g.const(np.array([wt.shape[1]], np.int64))], axis=0)
         return g.op("Reshape", [y, shape], hint=hint)
     if weights == "int8":
-        scale = np.maximum(np.abs(wt).max(axis=0), 1e-12) / 127.0
-        q = np.clip(np.round(wt / scale), -127, 127).astype(np.int8)
+        q, scale = per_column_int8(wt)
         deq = g.op(
             "DequantizeLinear",
             [g.const(q, hint + "_q"), g.const(scale.astype(np.float32), hint + "_s")],
@@ -238,10 +244,11 @@ def build(reader: GGUFReader, weights: str, float_linears: frozenset[str] = froz
     kv_shape = g.const(np.array([0, 0, kv_heads, head_dim], np.int64))
     merge_shape = g.const(np.array([0, 0, hidden], np.int64))
 
+    # Each linear's storage: `weights`, or float16 where --float-linears names it.
+    wk = {kind: (weights if kind not in float_linears else "float16") for kind in ("q", "k", "v", "o", "gate", "up", "down")}
     for i in range(layers):
         p = f"blk.{i}."
         h = rms_norm(g, x, tensor(reader, p + "attn_norm.weight"), eps, f"l{i}_attn_norm")
-        wk = {kind: (weights if kind not in float_linears else "float16") for kind in ("q", "k", "v", "o", "gate", "up", "down")}
         hq = quantize_rows(g, h, hidden) if "w8a8" in (wk["q"], wk["k"], wk["v"]) else None
         q = linear(g, h, unpermute(tensor(reader, p + "attn_q.weight"), heads), f"l{i}_q", wk["q"], hq)
         k = linear(g, h, unpermute(tensor(reader, p + "attn_k.weight"), kv_heads), f"l{i}_k", wk["k"], hq)
