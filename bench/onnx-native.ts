@@ -20,8 +20,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { LlmSpeedRow } from './llm-speed';
 
-/** Read `prompt` with `threads` intra-op threads (ONNX Runtime's `intraOpNumThreads`). */
-export async function measureOnnxNative(opts: {
+/** What to measure: which model and graph file, which prompt, how many threads and tokens. */
+export interface OnnxNativeRun {
   /** The model's folder in the hub layout (`…/owner/name/resolve/main`). */
   modelDir: string;
   modelId: string;
@@ -30,7 +30,10 @@ export async function measureOnnxNative(opts: {
   prompt: string;
   threads: readonly number[];
   generate: number;
-}): Promise<LlmSpeedRow[]> {
+}
+
+/** Read `prompt` with `threads` intra-op threads (ONNX Runtime's `intraOpNumThreads`). */
+export async function measureOnnxNative(opts: OnnxNativeRun): Promise<LlmSpeedRow[]> {
   return withLocalModel(opts.modelDir, opts.modelId, () => measureFrom(opts));
 }
 
@@ -60,13 +63,7 @@ export async function withLocalModel<T>(
   }
 }
 
-async function measureFrom(opts: {
-  modelId: string;
-  modelFile?: string;
-  prompt: string;
-  threads: readonly number[];
-  generate: number;
-}): Promise<LlmSpeedRow[]> {
+async function measureFrom(opts: OnnxNativeRun): Promise<LlmSpeedRow[]> {
   const tokenizer = await AutoTokenizer.from_pretrained(opts.modelId);
   const rows: LlmSpeedRow[] = [];
   for (const threads of opts.threads) {
