@@ -97,17 +97,15 @@ async function load({
     const hub = setHubHost(host);
     // transformers.js reports a missing model as whatever its first missing file breaks
     // ("reading 'tokenizer_class'"): ask for the config first, to say plainly that it is not there.
-    const configUrl = `${hub.replace(/\/+$/, '')}/${modelId}/resolve/main/config.json`;
+    const files = `${hub.replace(/\/+$/, '')}/${modelId}/resolve/main`;
+    const configUrl = `${files}/config.json`;
     // Offline, the request fails: the model may still be in the browser's cache, so the load goes on.
     const head = await fetch(configUrl, { method: 'HEAD' }).catch(() => null);
     if (head && (head.status === 404 || head.status === 401)) {
       post({ type: 'load-error', detail: `config.json: HTTP ${head.status}`, notFound: true });
       return;
     }
-    const graph = await chooseGraph(
-      `${hub.replace(/\/+$/, '')}/${modelId}/resolve/main`,
-      modelFile,
-    );
+    const graph = await chooseGraph(files, modelFile);
     const progress = createDownloadProgress((p) =>
       post({ type: 'progress', text: `Downloading ${modelId}`, loaded: p.done, total: p.total }),
     );
@@ -148,7 +146,7 @@ async function load({
 async function chooseGraph(
   base: string,
   named: string | undefined,
-): Promise<{ file: string; weights: string }> {
+): Promise<(typeof ONNX_MODEL_FILES)[number]> {
   const known = ONNX_MODEL_FILES.find((f) => f.file === named);
   if (named) return known ?? { file: named, weights: 'as named' };
   const kept = await caches.open(env.cacheKey).catch(() => null);
