@@ -282,24 +282,16 @@ async function onnxAnswerer(dir: string): Promise<Answerer> {
   const { AutoModelForCausalLM, AutoTokenizer } = await import('@huggingface/transformers');
   const { withLocalModel } = await import('./onnx-native');
   const id = `local/${path.basename(dir)}`;
-  let release: () => void = () => {};
-  const ready = new Promise<{
-    tokenizer: Awaited<ReturnType<typeof AutoTokenizer.from_pretrained>>;
-    model: Awaited<ReturnType<typeof AutoModelForCausalLM.from_pretrained>>;
-  }>((resolve, reject) => {
-    void withLocalModel(dir, id, async () => {
-      const tokenizer = await AutoTokenizer.from_pretrained(id);
-      const model = await AutoModelForCausalLM.from_pretrained(id, {
-        dtype: 'fp32',
-        device: 'cpu',
-        session_options: { intraOpNumThreads: THREADS, interOpNumThreads: 1 },
-      });
-      resolve({ tokenizer, model });
-      await new Promise<void>((r) => (release = r));
-      await model.dispose();
-    }).catch(reject);
-  });
-  const { tokenizer, model } = await ready;
+  // Loaded inside withLocalModel (transformers.js reads the folder through its temporary link);
+  // the session holds the graph in memory, so it answers after the link is gone.
+  const { tokenizer, model } = await withLocalModel(dir, id, async () => ({
+    tokenizer: await AutoTokenizer.from_pretrained(id),
+    model: await AutoModelForCausalLM.from_pretrained(id, {
+      dtype: 'fp32',
+      device: 'cpu',
+      session_options: { intraOpNumThreads: THREADS, interOpNumThreads: 1 },
+    }),
+  }));
   return {
     name: `${path.basename(dir)} (ONNX)`,
     chatWrapper: 'tokenizer chat template',
@@ -344,7 +336,7 @@ async function onnxAnswerer(dir: string): Promise<Answerer> {
       };
     },
     async dispose() {
-      release();
+      await model.dispose();
     },
   };
 }
